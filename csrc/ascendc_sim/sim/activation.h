@@ -1,0 +1,3 @@
+// (being written)
+#pragma once
+#include "vector_ops.h"

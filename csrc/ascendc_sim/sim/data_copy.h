@@ -1,0 +1,329 @@
+// DataCopy (GM<->UB, UB<->UB; count and strided forms) and DataCopyPad (unaligned lengths).
+#pragma once
+#include "pipe.h"
+
+namespace AscendC {
+
+struct DataCopyParams {
+    uint16_t blockCount = 1;
+    uint16_t blockLen = 0;   // DataCopy: 32-byte blocks; DataCopyPad: bytes
+    uint16_t srcStride = 0;  // gap between blocks (end to start)
+    uint16_t dstStride = 0;
+    DataCopyParams() = default;
+    DataCopyParams(uint16_t count, uint16_t len, uint16_t src_stride, uint16_t dst_stride)
+        : blockCount(count), blockLen(len), srcStride(src_stride), dstStride(dst_stride) {}
+};
+
+struct DataCopyExtParams {
+    uint16_t blockCount = 1;
+    uint32_t blockLen = 0;   // bytes
+    uint32_t srcStride = 0;  // GM: bytes; UB: 32-byte blocks
+    uint32_t dstStride = 0;  // GM: bytes; UB: 32-byte blocks
+    uint32_t rsv = 0;
+    DataCopyExtParams() = default;
+    DataCopyExtParams(uint16_t count, uint32_t len, uint32_t src_stride, uint32_t dst_stride, uint32_t reserved = 0)
+        : blockCount(count), blockLen(len), srcStride(src_stride), dstStride(dst_stride), rsv(reserved) {}
+};
+
+template <typename T>
+struct DataCopyPadExtParams {
+    bool isPad = false;
+    uint8_t leftPadding = 0;  // elements
+    uint8_t rightPadding = 0;
+    T paddingValue = T(0);
+    DataCopyPadExtParams() = default;
+    DataCopyPadExtParams(bool is_pad, uint8_t left, uint8_t right, T value)
+        : isPad(is_pad), leftPadding(left), rightPadding(right), paddingValue(value) {}
+};
+
+struct DataCopyPadParams {
+    bool isPad = false;
+    uint8_t leftPadding = 0;
+    uint8_t rightPadding = 0;
+    uint64_t paddingValue = 0;
+    DataCopyPadParams() = default;
+    DataCopyPadParams(bool is_pad, uint8_t left, uint8_t right, uint64_t value)
+        : isPad(is_pad), leftPadding(left), rightPadding(right), paddingValue(value) {}
+};
+
+namespace sim_detail {
+
+using ascendc_sim::CoreState;
+using ascendc_sim::Diag;
+using ascendc_sim::fail;
+using ascendc_sim::Loc;
+
+// One block of a copy: `bytes` from src_offset to dst_offset (bytes from each tensor's start).
+struct CopyBlock {
+    uint64_t src_offset;
+    uint64_t dst_offset;
+    uint64_t bytes;
+};
+
+struct CopyPlan {
+    uint32_t count;
+    uint64_t bytes;      // per block
+    uint64_t src_pitch;  // bytes from one block's start to the next
+    uint64_t dst_pitch;
+    uint64_t src_span() const { return count ? (count - 1) * src_pitch + bytes : 0; }
+    uint64_t dst_span() const { return count ? (count - 1) * dst_pitch + bytes : 0; }
+};
+
+inline void check_block_count(uint32_t count, const char* api, Loc loc) {
+    if (count < 1 || count > 4095)
+        fail(Diag::BadArgument, loc, "%s: blockCount is %u; it must be 1 to 4095", api, count);
+}
+
+template <typename T>
+void check_whole_blocks(uint32_t count, const char* api, Loc loc) {
+    uint64_t bytes = uint64_t(count) * sizeof(T);
+    if (bytes % ascendc_sim::kBlockBytes != 0)
+        fail(Diag::DataCopyAlignment, loc,
+             "%s of %u elements of %s = %llu bytes, not a multiple of 32 bytes; the NPU silently copies only "
+             "%llu bytes. Copy whole 32-byte blocks and move the tail with DataCopyPad (or pad the buffer).",
+             api, count, ascendc_sim::dtype_name(ascendc_sim::dtype_of<T>), (unsigned long long)bytes,
+             (unsigned long long)(bytes / 32 * 32));
+}
+
+inline void check_ub_span(const void* data, uint64_t span, uint64_t capacity, const char* api, const char* role,
+                          Loc loc) {
+    CoreState& c = ascendc_sim::core(loc);
+    uint64_t offset = ascendc_sim::ub_offset(c, data);
+    if (offset % ascendc_sim::kBlockBytes != 0)
+        fail(Diag::UbMisaligned, loc,
+             "%s: the UB %s starts at byte offset %llu, not 32-byte aligned; UB operands of data copies must "
+             "start on a 32-byte boundary",
+             api, role, (unsigned long long)offset);
+    if (span > capacity)
+        fail(Diag::LocalOverrun, loc,
+             "%s: the copy spans %llu bytes of the UB %s, which has only %llu bytes (UB offset %llu). "
+             "Shrink the copy or the strides, or allocate a larger buffer.",
+             api, (unsigned long long)span, role, (unsigned long long)capacity, (unsigned long long)offset);
+}
+
+// Element-wise accumulation into GM for SetAtomicAdd/Max/Min, under the launch's atomic lock.
+template <typename T>
+void atomic_store(CoreState& c, T* dst, const T* src, uint64_t count, Loc loc) {
+    if (c.atomic_dtype != ascendc_sim::dtype_of<T>)
+        fail(Diag::BadArgument, loc, "atomic copy of %s while the atomic mode was set for %s",
+             ascendc_sim::dtype_name(ascendc_sim::dtype_of<T>), ascendc_sim::dtype_name(c.atomic_dtype));
+    std::lock_guard<std::mutex> guard(c.launch->atomic_mutex);
+    for (uint64_t i = 0; i < count; ++i) {
+        float a = float(dst[i]), b = float(src[i]);
+        if constexpr (std::is_integral_v<T>) {
+            if (c.atomic_mode == 1) dst[i] = T(dst[i] + src[i]);
+            else if (c.atomic_mode == 2) dst[i] = std::max(dst[i], src[i]);
+            else dst[i] = std::min(dst[i], src[i]);
+        } else {
+            if (c.atomic_mode == 1) dst[i] = T(a + b);
+            else if (c.atomic_mode == 2) dst[i] = T(std::max(a, b));
+            else dst[i] = T(std::min(a, b));
+        }
+    }
+}
+
+template <typename T>
+void store_gm(CoreState& c, T* dst, const T* src, uint64_t bytes, Loc loc) {
+    if (c.atomic_mode != 0) {
+        atomic_store(c, dst, src, bytes / sizeof(T), loc);
+    } else {
+        std::memcpy(dst, src, bytes);
+        ascendc_sim::record_gm_write(c, dst, bytes, loc);
+    }
+}
+
+template <typename T>
+void gm_to_ub(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const CopyPlan& plan, const char* api, Loc loc) {
+    CoreState& c = ascendc_sim::core(loc);
+    check_ub_span(dst.GetPhyAddrPtr(), plan.dst_span(), uint64_t(dst.GetSize()) * sizeof(T), api, "destination", loc);
+    const uint8_t* gm = reinterpret_cast<const uint8_t*>(src.GetPhyAddr());
+    uint8_t* ub = reinterpret_cast<uint8_t*>(dst.GetPhyAddrPtr());
+    for (uint32_t i = 0; i < plan.count; ++i) {
+        ascendc_sim::check_gm(gm + i * plan.src_pitch, plan.bytes, api, loc);
+        std::memcpy(ub + i * plan.dst_pitch, gm + i * plan.src_pitch, plan.bytes);
+    }
+    uint64_t moved = plan.bytes * plan.count;
+    c.report->gm_to_ub_bytes += moved;
+    c.report->data_copies += 1;
+    ascendc_sim::schedule(c, ascendc_sim::kPipeMte2, ascendc_sim::CostModel::gm_copy_ns(moved, false, c.soc()), {},
+                          dst.timing());
+}
+
+template <typename T>
+void ub_to_gm(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const CopyPlan& plan, const char* api, Loc loc) {
+    CoreState& c = ascendc_sim::core(loc);
+    check_ub_span(src.GetPhyAddrPtr(), plan.src_span(), uint64_t(src.GetSize()) * sizeof(T), api, "source", loc);
+    uint8_t* gm = reinterpret_cast<uint8_t*>(dst.GetPhyAddr());
+    const uint8_t* ub = reinterpret_cast<const uint8_t*>(src.GetPhyAddrPtr());
+    for (uint32_t i = 0; i < plan.count; ++i) {
+        ascendc_sim::check_gm(gm + i * plan.dst_pitch, plan.bytes, api, loc);
+        store_gm(c, reinterpret_cast<T*>(gm + i * plan.dst_pitch), reinterpret_cast<const T*>(ub + i * plan.src_pitch),
+                 plan.bytes, loc);
+    }
+    uint64_t moved = plan.bytes * plan.count;
+    c.report->ub_to_gm_bytes += moved;
+    c.report->data_copies += 1;
+    ascendc_sim::schedule(c, ascendc_sim::kPipeMte3, ascendc_sim::CostModel::gm_copy_ns(moved, true, c.soc()),
+                          {src.timing()}, nullptr);
+}
+
+template <typename T>
+void ub_to_ub(const LocalTensor<T>& dst, const LocalTensor<T>& src, const CopyPlan& plan, const char* api, Loc loc) {
+    CoreState& c = ascendc_sim::core(loc);
+    check_ub_span(src.GetPhyAddrPtr(), plan.src_span(), uint64_t(src.GetSize()) * sizeof(T), api, "source", loc);
+    check_ub_span(dst.GetPhyAddrPtr(), plan.dst_span(), uint64_t(dst.GetSize()) * sizeof(T), api, "destination", loc);
+    uint8_t* to = reinterpret_cast<uint8_t*>(dst.GetPhyAddrPtr());
+    const uint8_t* from = reinterpret_cast<const uint8_t*>(src.GetPhyAddrPtr());
+    for (uint32_t i = 0; i < plan.count; ++i) std::memmove(to + i * plan.dst_pitch, from + i * plan.src_pitch, plan.bytes);
+    uint64_t moved = plan.bytes * plan.count;
+    c.report->ub_to_ub_bytes += moved;
+    int op = static_cast<int>(ascendc_sim::OpId::CopyUB);
+    c.report->op_instrs[op] += 1;
+    c.report->op_repeats[op] += (moved + 255) / 256;
+    ascendc_sim::schedule(c, ascendc_sim::kPipeV, ascendc_sim::CostModel::ub_copy_ns(moved, c.soc()), {src.timing()},
+                          dst.timing());
+}
+
+inline CopyPlan contiguous_plan(uint64_t bytes) { return CopyPlan{1, bytes, bytes, bytes}; }
+
+inline CopyPlan block_plan(const DataCopyParams& p, const char* api, Loc loc) {
+    check_block_count(p.blockCount, api, loc);
+    if (p.blockLen == 0) fail(Diag::BadArgument, loc, "%s: blockLen is 0; it counts 32-byte blocks, 1 to 65535", api);
+    uint64_t bytes = uint64_t(p.blockLen) * 32;
+    return CopyPlan{p.blockCount, bytes, bytes + uint64_t(p.srcStride) * 32, bytes + uint64_t(p.dstStride) * 32};
+}
+
+inline void require_pad_support(Loc loc) {
+    const SimSocProfile& soc = ascendc_sim::core(loc).soc();
+    if (!soc.has_datacopy_pad)
+        fail(Diag::UnsupportedApi, loc,
+             "DataCopyPad is not available on %s. Copy whole 32-byte blocks with DataCopy and handle the tail "
+             "by copying the last full 32 bytes (overlapping the previous tile) or by padding the tensor.",
+             soc.name);
+}
+
+template <typename T>
+void pad_in(const LocalTensor<T>& dst, const GlobalTensor<T>& src, uint32_t count, uint32_t len, uint32_t src_gap,
+            uint32_t dst_gap_blocks, bool is_pad, uint32_t left, uint32_t right, T value, Loc loc) {
+    const char* api = "DataCopyPad(GM->UB)";
+    require_pad_support(loc);
+    check_block_count(count, api, loc);
+    if (len == 0 || len % sizeof(T) != 0)
+        fail(Diag::BadArgument, loc, "%s: blockLen is %u bytes; it must be a positive multiple of sizeof(%s) = %zu",
+             api, len, ascendc_sim::dtype_name(ascendc_sim::dtype_of<T>), sizeof(T));
+    if (left * sizeof(T) > 32 || right * sizeof(T) > 32)
+        fail(Diag::BadArgument, loc, "%s: leftPadding %u / rightPadding %u elements exceed 32 bytes", api, left, right);
+    uint64_t row = uint64_t(left) * sizeof(T) + len + uint64_t(right) * sizeof(T);
+    uint64_t padded = (row + 31) / 32 * 32;
+    CopyPlan plan{count, padded, len + uint64_t(src_gap), padded + uint64_t(dst_gap_blocks) * 32};
+    CoreState& c = ascendc_sim::core(loc);
+    check_ub_span(dst.GetPhyAddrPtr(), plan.dst_span(), uint64_t(dst.GetSize()) * sizeof(T), api, "destination", loc);
+    const uint8_t* gm = reinterpret_cast<const uint8_t*>(src.GetPhyAddr());
+    uint8_t* ub = reinterpret_cast<uint8_t*>(dst.GetPhyAddrPtr());
+    uint64_t elems = padded / sizeof(T);
+    for (uint32_t i = 0; i < count; ++i) {
+        const uint8_t* from = gm + i * plan.src_pitch;
+        ascendc_sim::check_gm(from, len, api, loc);
+        T* row_out = reinterpret_cast<T*>(ub + i * plan.dst_pitch);
+        // Padding and the dummy fill up to 32 bytes: the pad value when isPad; the block's first element
+        // when no padding was asked for; otherwise undefined on the NPU, so poisoned here.
+        T first;
+        std::memcpy(&first, from, sizeof(T));
+        bool poison = !is_pad && (left != 0 || right != 0);
+        for (uint64_t e = 0; e < elems; ++e) {
+            if (poison) std::memset(row_out + e, 0xFF, sizeof(T));
+            else row_out[e] = is_pad ? value : first;
+        }
+        std::memcpy(reinterpret_cast<uint8_t*>(row_out) + left * sizeof(T), from, len);
+    }
+    c.report->gm_to_ub_bytes += uint64_t(len) * count;
+    c.report->data_copies += 1;
+    ascendc_sim::schedule(c, ascendc_sim::kPipeMte2,
+                          ascendc_sim::CostModel::gm_copy_ns(uint64_t(len) * count, false, c.soc()), {}, dst.timing());
+}
+
+template <typename T>
+void pad_out(const GlobalTensor<T>& dst, const LocalTensor<T>& src, uint32_t count, uint32_t len,
+             uint32_t src_gap_blocks, uint32_t dst_gap, Loc loc) {
+    const char* api = "DataCopyPad(UB->GM)";
+    require_pad_support(loc);
+    check_block_count(count, api, loc);
+    if (len == 0 || len % sizeof(T) != 0)
+        fail(Diag::BadArgument, loc, "%s: blockLen is %u bytes; it must be a positive multiple of sizeof(%s) = %zu",
+             api, len, ascendc_sim::dtype_name(ascendc_sim::dtype_of<T>), sizeof(T));
+    uint64_t padded = (uint64_t(len) + 31) / 32 * 32;
+    CopyPlan plan{count, len, padded + uint64_t(src_gap_blocks) * 32, len + uint64_t(dst_gap)};
+    ub_to_gm(dst, src, plan, api, loc);
+}
+
+}  // namespace sim_detail
+
+template <typename T>
+void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, uint32_t count,
+              ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    sim_detail::check_whole_blocks<T>(count, "DataCopy(GM->UB)", loc);
+    sim_detail::gm_to_ub(dst, src, sim_detail::contiguous_plan(uint64_t(count) * sizeof(T)), "DataCopy(GM->UB)", loc);
+}
+
+template <typename T>
+void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, uint32_t count,
+              ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    sim_detail::check_whole_blocks<T>(count, "DataCopy(UB->GM)", loc);
+    sim_detail::ub_to_gm(dst, src, sim_detail::contiguous_plan(uint64_t(count) * sizeof(T)), "DataCopy(UB->GM)", loc);
+}
+
+template <typename T>
+void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t count,
+              ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    sim_detail::check_whole_blocks<T>(count, "DataCopy(UB->UB)", loc);
+    sim_detail::ub_to_ub(dst, src, sim_detail::contiguous_plan(uint64_t(count) * sizeof(T)), "DataCopy(UB->UB)", loc);
+}
+
+template <typename T>
+void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyParams& params,
+              ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    sim_detail::gm_to_ub(dst, src, sim_detail::block_plan(params, "DataCopy(GM->UB)", loc), "DataCopy(GM->UB)", loc);
+}
+
+template <typename T>
+void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& params,
+              ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    sim_detail::ub_to_gm(dst, src, sim_detail::block_plan(params, "DataCopy(UB->GM)", loc), "DataCopy(UB->GM)", loc);
+}
+
+template <typename T>
+void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& params,
+              ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    sim_detail::ub_to_ub(dst, src, sim_detail::block_plan(params, "DataCopy(UB->UB)", loc), "DataCopy(UB->UB)", loc);
+}
+
+template <typename T>
+void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyExtParams& params,
+                 const DataCopyPadExtParams<T>& pad, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    sim_detail::pad_in(dst, src, params.blockCount, params.blockLen, params.srcStride, params.dstStride, pad.isPad,
+                       pad.leftPadding, pad.rightPadding, pad.paddingValue, loc);
+}
+
+template <typename T>
+void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyParams& params,
+                 const DataCopyPadParams& pad, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    T value;
+    std::memset(&value, 0, sizeof value);
+    std::memcpy(&value, &pad.paddingValue, std::min(sizeof value, sizeof pad.paddingValue));
+    sim_detail::pad_in(dst, src, params.blockCount, params.blockLen, params.srcStride, params.dstStride, pad.isPad,
+                       pad.leftPadding, pad.rightPadding, value, loc);
+}
+
+template <typename T>
+void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyExtParams& params,
+                 ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    sim_detail::pad_out(dst, src, params.blockCount, params.blockLen, params.srcStride, params.dstStride, loc);
+}
+
+template <typename T>
+void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& params,
+                 ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    sim_detail::pad_out(dst, src, params.blockCount, params.blockLen, params.srcStride, params.dstStride, loc);
+}
+
+}  // namespace AscendC

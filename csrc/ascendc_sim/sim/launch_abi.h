@@ -1,0 +1,74 @@
+// The C interface between a built kernel library and the runtime module that launches it.
+// Plain structs only: both sides are compiled separately and may use different compilers.
+#pragma once
+#include <stdint.h>
+
+#define ASCENDC_SIM_ABI_VERSION 1
+#define ASCENDC_SIM_MAX_OPS 64
+#define ASCENDC_SIM_PIPES 4  // MTE2 (GM->UB), V (vector), MTE3 (UB->GM), S (scalar)
+
+enum SimArgKind { SIM_ARG_POINTER = 0, SIM_ARG_INT = 1, SIM_ARG_UINT = 2, SIM_ARG_FLOAT = 3, SIM_ARG_STRUCT = 4 };
+
+struct SimArgInfo {
+    int32_t kind;
+    int32_t size;
+};
+
+// One launcher-owned GM buffer (a tensor, the tiling bytes, the workspace). Every GM access must
+// fall inside one region; regions are checked one by one, never as one merged allocation.
+struct SimRegion {
+    uint64_t base;
+    uint64_t bytes;
+    int32_t arg_index;
+    int32_t writable;
+};
+
+// Facts about the simulated SoC, filled from torch_ascendgen/soc.py.
+struct SimSocProfile {
+    char name[32];
+    int32_t arch;  // 0: dav-2201 (Atlas A2/A3), 1: dav-m200 (310P)
+    uint32_t ub_bytes;
+    uint32_t vector_cores;
+    uint32_t has_datacopy_pad;
+    double clock_ghz;
+    double hbm_bytes_per_ns;  // aggregate GM bandwidth of the chip
+    double core_gm_bytes_per_ns;  // what one core's MTE2/MTE3 can move
+};
+
+struct SimLaunchRequest {
+    uint32_t block_dim;
+    const struct SimSocProfile* soc;
+    void** arg_values;  // one pointer per kernel parameter, pointing at the value to pass
+    const struct SimRegion* regions;
+    uint32_t n_regions;
+};
+
+struct SimCoreReport {
+    uint64_t gm_to_ub_bytes;
+    uint64_t ub_to_gm_bytes;
+    uint64_t ub_to_ub_bytes;
+    uint64_t gm_scalar_reads;
+    uint64_t gm_scalar_writes;
+    uint64_t data_copies;
+    uint64_t op_instrs[ASCENDC_SIM_MAX_OPS];
+    uint64_t op_repeats[ASCENDC_SIM_MAX_OPS];
+    double pipe_busy_ns[ASCENDC_SIM_PIPES];
+    double est_ns;  // this core's finishing time in the cost model
+};
+
+struct SimDiagnostic {
+    char kind[40];
+    char message[1536];
+    char file[512];
+    int32_t line;
+    int32_t block;
+};
+
+struct SimLaunchResult {
+    int32_t status;  // 0: ran clean; 1: a diagnostic was raised (see diag)
+    struct SimDiagnostic diag;
+    struct SimCoreReport* cores;  // caller-allocated, block_dim entries
+    double est_ns;  // whole-launch estimate
+    double est_launch_ns;
+    double est_hbm_ns;  // lower bound from the chip's aggregate GM bandwidth
+};

@@ -1,0 +1,84 @@
+// Every counted instruction, with the cost class the cost model prices it by.
+#pragma once
+#include "launch_abi.h"
+
+namespace ascendc_sim {
+
+// Cost classes (see cost_model.h): Simple runs one repeat per cycle; Long ops (divide, square
+// root, exp, log) take several; Reduce ops add a tree of partial results; Composite ops are
+// high-level APIs priced as the basic instructions they expand to.
+enum class CostClass { Simple, Long, Reduce, Move, Composite };
+
+#define ASCENDC_SIM_OPS(X)                       \
+    X(Add, "Add", Simple)                        \
+    X(Sub, "Sub", Simple)                        \
+    X(Mul, "Mul", Simple)                        \
+    X(Div, "Div", Long)                          \
+    X(Max, "Max", Simple)                        \
+    X(Min, "Min", Simple)                        \
+    X(Adds, "Adds", Simple)                      \
+    X(Muls, "Muls", Simple)                      \
+    X(Maxs, "Maxs", Simple)                      \
+    X(Mins, "Mins", Simple)                      \
+    X(LeakyRelu, "LeakyRelu", Simple)            \
+    X(Exp, "Exp", Long)                          \
+    X(Ln, "Ln", Long)                            \
+    X(Abs, "Abs", Simple)                        \
+    X(Sqrt, "Sqrt", Long)                        \
+    X(Rsqrt, "Rsqrt", Long)                      \
+    X(Reciprocal, "Reciprocal", Long)            \
+    X(Relu, "Relu", Simple)                      \
+    X(Not, "Not", Simple)                        \
+    X(And, "And", Simple)                        \
+    X(Or, "Or", Simple)                          \
+    X(Duplicate, "Duplicate", Simple)            \
+    X(Cast, "Cast", Simple)                      \
+    X(Compare, "Compare", Simple)                \
+    X(CompareScalar, "CompareScalar", Simple)    \
+    X(Select, "Select", Simple)                  \
+    X(ReduceSum, "ReduceSum", Reduce)            \
+    X(ReduceMax, "ReduceMax", Reduce)            \
+    X(ReduceMin, "ReduceMin", Reduce)            \
+    X(WholeReduceSum, "WholeReduceSum", Reduce)  \
+    X(WholeReduceMax, "WholeReduceMax", Reduce)  \
+    X(WholeReduceMin, "WholeReduceMin", Reduce)  \
+    X(BlockReduceSum, "BlockReduceSum", Simple)  \
+    X(BlockReduceMax, "BlockReduceMax", Simple)  \
+    X(BlockReduceMin, "BlockReduceMin", Simple)  \
+    X(PairReduceSum, "PairReduceSum", Simple)    \
+    X(Sigmoid, "Sigmoid", Composite)             \
+    X(Tanh, "Tanh", Composite)                   \
+    X(Gelu, "Gelu", Composite)                   \
+    X(Silu, "Silu", Composite)                   \
+    X(Axpy, "Axpy", Simple)                      \
+    X(Brcb, "Brcb", Simple)                      \
+    X(CopyUB, "DataCopy(UB->UB)", Move)          \
+    X(ScalarUB, "UB scalar access", Simple)
+
+enum class OpId {
+#define ASCENDC_SIM_OP_ENUM(id, name, cls) id,
+    ASCENDC_SIM_OPS(ASCENDC_SIM_OP_ENUM)
+#undef ASCENDC_SIM_OP_ENUM
+        Count
+};
+static_assert(static_cast<int>(OpId::Count) <= ASCENDC_SIM_MAX_OPS, "raise ASCENDC_SIM_MAX_OPS");
+
+inline const char* op_name(OpId op) {
+    static const char* const names[] = {
+#define ASCENDC_SIM_OP_NAME(id, name, cls) name,
+        ASCENDC_SIM_OPS(ASCENDC_SIM_OP_NAME)
+#undef ASCENDC_SIM_OP_NAME
+    };
+    return names[static_cast<int>(op)];
+}
+
+inline CostClass op_cost_class(OpId op) {
+    static const CostClass classes[] = {
+#define ASCENDC_SIM_OP_CLASS(id, name, cls) CostClass::cls,
+        ASCENDC_SIM_OPS(ASCENDC_SIM_OP_CLASS)
+#undef ASCENDC_SIM_OP_CLASS
+    };
+    return classes[static_cast<int>(op)];
+}
+
+}  // namespace ascendc_sim

@@ -1,0 +1,480 @@
+// TPipe, TQue, TBuf and the synchronisation primitives: flags, barriers, SyncAll, atomics.
+#pragma once
+#include "tensor.h"
+
+enum pipe_t { PIPE_S, PIPE_V, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_ALL, PIPE_V2, PIPE_FIX };
+enum event_t : int32_t { EVENT_ID0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_ID5, EVENT_ID6, EVENT_ID7 };
+
+namespace AscendC {
+
+using TEventID = int8_t;
+
+enum class HardEvent : uint8_t {
+    MTE2_MTE1, MTE1_MTE2, MTE1_M, M_MTE1, MTE2_V, V_MTE2, MTE3_V, V_MTE3, M_V, V_M, V_V, MTE3_MTE1, MTE1_MTE3,
+    MTE1_V, MTE2_M, M_MTE2, V_MTE1, M_FIX, FIX_M, MTE3_MTE2, MTE2_MTE3, S_V, V_S, S_MTE2, MTE2_S, S_MTE3, MTE3_S,
+    MTE2_FIX, FIX_MTE2, FIX_S, M_S, FIX_MTE3, MTE1_FIX, FIX_MTE1, FIX_FIX, MAX,
+};
+
+namespace sim_detail {
+
+// The pipes an event connects, in the cost model's pipe indices (cube pipes fold into scalar).
+struct EventPipes {
+    int from;
+    int to;
+};
+
+inline EventPipes event_pipes(HardEvent event) {
+    using namespace ascendc_sim;
+    switch (event) {
+        case HardEvent::MTE2_V: return {kPipeMte2, kPipeV};
+        case HardEvent::V_MTE2: return {kPipeV, kPipeMte2};
+        case HardEvent::MTE3_V: return {kPipeMte3, kPipeV};
+        case HardEvent::V_MTE3: return {kPipeV, kPipeMte3};
+        case HardEvent::V_V: return {kPipeV, kPipeV};
+        case HardEvent::MTE3_MTE2: return {kPipeMte3, kPipeMte2};
+        case HardEvent::MTE2_MTE3: return {kPipeMte2, kPipeMte3};
+        case HardEvent::S_V: return {kPipeS, kPipeV};
+        case HardEvent::V_S: return {kPipeV, kPipeS};
+        case HardEvent::S_MTE2: return {kPipeS, kPipeMte2};
+        case HardEvent::MTE2_S: return {kPipeMte2, kPipeS};
+        case HardEvent::S_MTE3: return {kPipeS, kPipeMte3};
+        case HardEvent::MTE3_S: return {kPipeMte3, kPipeS};
+        default: return {kPipeS, kPipeS};
+    }
+}
+
+inline void check_event_id(int32_t id, const char* api, ascendc_sim::Loc loc) {
+    if (id < 0 || id >= ascendc_sim::kEventIds)
+        ascendc_sim::fail(ascendc_sim::Diag::BadArgument, loc, "%s: event id %d is outside 0..7", api, id);
+}
+
+inline uint32_t round_up_32(uint32_t bytes) { return (bytes + 31u) / 32u * 32u; }
+
+// Carves `bytes` from the core's UB for one buffer group; fails when the SoC's UB is exhausted.
+inline uint8_t* carve_ub(uint32_t bytes, const char* what, ascendc_sim::Loc loc) {
+    ascendc_sim::CoreState& c = ascendc_sim::core(loc);
+    const SimSocProfile& soc = c.soc();
+    if (uint64_t(c.ub_used) + bytes > soc.ub_bytes)
+        ascendc_sim::fail(ascendc_sim::Diag::UbOverflow, loc,
+                          "InitBuffer for %s asks for %u bytes of UB, but %u of the %u bytes of UB on %s are "
+                          "already given to other buffers (%u bytes over). Use a smaller tile length or fewer "
+                          "buffers (BUFFER_NUM), or reuse one TBuf for temporaries.",
+                          what, bytes, c.ub_used, soc.ub_bytes, soc.name, unsigned(c.ub_used + bytes - soc.ub_bytes));
+    uint8_t* start = c.ub + c.ub_used;
+    c.ub_used += bytes;
+    return start;
+}
+
+}  // namespace sim_detail
+
+class TPipe;
+
+template <TPosition src, TPosition dst, int32_t depth, auto mask = 0>
+class TQueBind {
+public:
+    static constexpr int kMaxBuffers = 64;
+
+    TQueBind() = default;
+    TQueBind(const TQueBind&) = delete;
+    TQueBind& operator=(const TQueBind&) = delete;
+    ~TQueBind() {
+        if (ascendc_sim::t_core == nullptr) return;
+        for (uint32_t i = 0; i < num_; ++i)
+            if (slots_[i].state != Free) {
+                ascendc_sim::t_core->defer(ascendc_sim::Diag::QueueTensorLeak, slots_[i].alloc_loc,
+                                           "a tensor from AllocTensor here was never freed: every AllocTensor "
+                                           "needs a matching FreeTensor (after DeQue) before the kernel ends; on "
+                                           "the NPU the next AllocTensor on this buffer would wait forever");
+                return;
+            }
+    }
+
+    template <typename T>
+    LocalTensor<T> AllocTensor(ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+        require_init("AllocTensor", loc);
+        for (uint32_t k = 0; k < num_; ++k) {
+            uint32_t i = (next_alloc_ + k) % num_;
+            if (slots_[i].state == Free) {
+                next_alloc_ = (i + 1) % num_;
+                slots_[i].state = Allocated;
+                slots_[i].alloc_loc = loc;
+                return tensor<T>(i);
+            }
+        }
+        ascendc_sim::fail(ascendc_sim::Diag::QueueAllocExhausted, loc,
+                          "AllocTensor on a queue with %u buffer(s), all of which are allocated and not yet "
+                          "freed; on the NPU this waits forever. FreeTensor each tensor after its last use "
+                          "(CopyOut frees the output, Compute frees the input), or InitBuffer more buffers.",
+                          num_);
+    }
+
+    template <typename T>
+    bool EnQue(const LocalTensor<T>& tensor, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+        require_init("EnQue", loc);
+        uint32_t i = slot_of(tensor, "EnQue", loc);
+        if (slots_[i].state == Free || slots_[i].state == Queued)
+            ascendc_sim::fail(ascendc_sim::Diag::QueueForeignTensor, loc,
+                              "EnQue of a tensor that is %s: EnQue takes a tensor from AllocTensor (or DeQue) "
+                              "of the same queue, once",
+                              slots_[i].state == Free ? "already freed" : "already in the queue");
+        if (depth > 0 && queued_ >= uint32_t(depth))
+            ascendc_sim::fail(ascendc_sim::Diag::QueueDepthExceeded, loc,
+                              "EnQue would put %u tensors in a queue of depth %d without a DeQue in between; "
+                              "declare the TQue with depth %u or DeQue before the next EnQue",
+                              queued_ + 1, depth, queued_ + 1);
+        slots_[i].state = Queued;
+        fifo_[(head_ + queued_) % kMaxBuffers] = i;
+        ++queued_;
+        return true;
+    }
+
+    template <typename T>
+    LocalTensor<T> DeQue(ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+        require_init("DeQue", loc);
+        if (queued_ == 0)
+            ascendc_sim::fail(ascendc_sim::Diag::QueueEmptyDeque, loc,
+                              "DeQue on an empty queue; on the NPU this waits forever. Every DeQue needs an "
+                              "earlier EnQue on the same queue (check the CopyIn/Compute/CopyOut order and loop "
+                              "counts).");
+        uint32_t i = fifo_[head_];
+        head_ = (head_ + 1) % kMaxBuffers;
+        --queued_;
+        slots_[i].state = Dequeued;
+        return tensor<T>(i);
+    }
+
+    template <typename T>
+    void FreeTensor(const LocalTensor<T>& tensor, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+        require_init("FreeTensor", loc);
+        uint32_t i = slot_of(tensor, "FreeTensor", loc);
+        if (slots_[i].state == Free)
+            ascendc_sim::fail(ascendc_sim::Diag::QueueForeignTensor, loc,
+                              "FreeTensor of a tensor that is already free (freed twice)");
+        if (slots_[i].state == Queued)
+            ascendc_sim::fail(ascendc_sim::Diag::QueueForeignTensor, loc,
+                              "FreeTensor of a tensor that is still in the queue: DeQue it first");
+        slots_[i].state = Free;
+    }
+
+    bool VacantInQue() const { return queued_ < uint32_t(depth > 0 ? depth : kMaxBuffers); }
+    bool HasTensorInQue() const { return queued_ > 0; }
+    int32_t GetTensorCountInQue() const { return int32_t(queued_); }
+    bool HasIdleBuffer() const {
+        for (uint32_t i = 0; i < num_; ++i)
+            if (slots_[i].state == Free) return true;
+        return false;
+    }
+    void FreeAllEvent() {}
+
+    // Simulator internals, used by TPipe.
+    void sim_init(uint8_t* base, uint32_t num, uint32_t len) {
+        base_ = base;
+        num_ = num;
+        len_ = len;
+        for (uint32_t i = 0; i < num; ++i) slots_[i] = Slot{};
+        head_ = queued_ = next_alloc_ = 0;
+    }
+    static constexpr TPosition position() { return src; }
+
+private:
+    enum State : uint8_t { Free, Allocated, Queued, Dequeued };
+    struct Slot {
+        State state = Free;
+        ascendc_sim::BufferTiming timing;
+        ascendc_sim::Loc alloc_loc;
+    };
+
+    void require_init(const char* api, ascendc_sim::Loc loc) const {
+        if (base_ == nullptr)
+            ascendc_sim::fail(ascendc_sim::Diag::BadArgument, loc,
+                              "%s on a queue that has no buffers: call pipe.InitBuffer(queue, num, bytes) first",
+                              api);
+    }
+
+    template <typename T>
+    LocalTensor<T> tensor(uint32_t i) {
+        return LocalTensor<T>(reinterpret_cast<T*>(base_ + uint64_t(i) * len_), len_ / sizeof(T), src,
+                              &slots_[i].timing, this);
+    }
+
+    template <typename T>
+    uint32_t slot_of(const LocalTensor<T>& tensor, const char* api, ascendc_sim::Loc loc) const {
+        const uint8_t* p = reinterpret_cast<const uint8_t*>(tensor.GetPhyAddrPtr());
+        if (tensor.owner() != this || p < base_ || p >= base_ + uint64_t(num_) * len_ || (p - base_) % len_ != 0)
+            ascendc_sim::fail(ascendc_sim::Diag::QueueForeignTensor, loc,
+                              "%s of a tensor that did not come from this queue's AllocTensor/DeQue (a tensor of "
+                              "another queue or TBuf, or an offset view). Pass the tensor this queue handed out.",
+                              api);
+        return uint32_t((p - base_) / len_);
+    }
+
+    uint8_t* base_ = nullptr;
+    uint32_t num_ = 0;
+    uint32_t len_ = 0;
+    Slot slots_[kMaxBuffers];
+    uint32_t fifo_[kMaxBuffers] = {};
+    uint32_t head_ = 0;
+    uint32_t queued_ = 0;
+    uint32_t next_alloc_ = 0;
+};
+
+template <TPosition pos, int32_t depth = 1, auto mask = 0>
+class TQue : public TQueBind<pos, pos, depth, mask> {};
+
+template <TPosition pos = TPosition::VECCALC>
+class TBuf {
+public:
+    TBuf() = default;
+    TBuf(const TBuf&) = delete;
+    TBuf& operator=(const TBuf&) = delete;
+
+    template <typename T>
+    LocalTensor<T> Get(ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+        require_init(loc);
+        return LocalTensor<T>(reinterpret_cast<T*>(base_), len_ / sizeof(T), pos, &timing_, this);
+    }
+    template <typename T>
+    LocalTensor<T> Get(uint32_t count, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+        return GetWithOffset<T>(count, 0, loc);
+    }
+    template <typename T>
+    LocalTensor<T> GetWithOffset(uint32_t count, uint32_t byte_offset, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+        require_init(loc);
+        if (uint64_t(byte_offset) + uint64_t(count) * sizeof(T) > len_)
+            ascendc_sim::fail(ascendc_sim::Diag::LocalOverrun, loc,
+                              "TBuf::Get%s asks for %u elements of %s at byte offset %u, %llu bytes in all, but the "
+                              "TBuf has %u bytes. Give the TBuf more bytes in InitBuffer or ask for fewer elements.",
+                              byte_offset ? "WithOffset" : "", count, ascendc_sim::dtype_name(ascendc_sim::dtype_of<T>),
+                              byte_offset, (unsigned long long)(byte_offset + uint64_t(count) * sizeof(T)), len_);
+        if (byte_offset % ascendc_sim::kBlockBytes != 0)
+            ascendc_sim::fail(ascendc_sim::Diag::UbMisaligned, loc,
+                              "TBuf::GetWithOffset byte offset %u is not a multiple of 32 bytes", byte_offset);
+        return LocalTensor<T>(reinterpret_cast<T*>(base_ + byte_offset), count, pos, &timing_, this);
+    }
+
+    void sim_init(uint8_t* base, uint32_t len) {
+        base_ = base;
+        len_ = len;
+        timing_ = ascendc_sim::BufferTiming{};
+    }
+
+private:
+    void require_init(ascendc_sim::Loc loc) const {
+        if (base_ == nullptr)
+            ascendc_sim::fail(ascendc_sim::Diag::BadArgument, loc,
+                              "TBuf::Get on a TBuf with no memory: call pipe.InitBuffer(buf, bytes) first");
+    }
+
+    uint8_t* base_ = nullptr;
+    uint32_t len_ = 0;
+    ascendc_sim::BufferTiming timing_;
+};
+
+class TPipe {
+public:
+    TPipe() {
+        if (ascendc_sim::t_core != nullptr) {
+            ub_start_ = ascendc_sim::t_core->ub_used;
+            ascendc_sim::t_core->current_pipe = this;
+        }
+    }
+    ~TPipe() { Destroy(); }
+    TPipe(const TPipe&) = delete;
+    TPipe& operator=(const TPipe&) = delete;
+
+    template <class Queue>
+    bool InitBuffer(Queue& queue, uint32_t num, uint32_t len, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+        ascendc_sim::CoreState& c = ascendc_sim::core(loc);
+        constexpr TPosition position = Queue::position();
+        uint32_t& in_position = c.queue_buffers[static_cast<int>(position)];
+        if (num == 0 || num > uint32_t(Queue::kMaxBuffers))
+            ascendc_sim::fail(ascendc_sim::Diag::TooManyBuffers, loc,
+                              "InitBuffer with num = %u: a queue takes 1 to 64 buffers (2 is double buffering)", num);
+        if (in_position + num > uint32_t(ascendc_sim::kEventIds))
+            ascendc_sim::fail(ascendc_sim::Diag::TooManyBuffers, loc,
+                              "InitBuffer gives this queue %u buffers, making %u queue buffers at the same "
+                              "TPosition; each holds one of the 8 hardware event IDs, so at most 8 are possible. "
+                              "Use fewer queues or buffers, or a TBuf for scratch memory.",
+                              num, in_position + num);
+        uint32_t padded = sim_detail::round_up_32(len);
+        uint8_t* base = sim_detail::carve_ub(padded * num, "a queue", loc);
+        in_position += num;
+        queue.sim_init(base, num, padded);
+        return true;
+    }
+
+    template <TPosition pos>
+    bool InitBuffer(TBuf<pos>& buf, uint32_t len, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+        uint32_t padded = sim_detail::round_up_32(len);
+        buf.sim_init(sim_detail::carve_ub(padded, "a TBuf", loc), padded);
+        return true;
+    }
+
+    void Reset() {}
+    void Destroy() {
+        if (ascendc_sim::t_core != nullptr && ascendc_sim::t_core->current_pipe == this) {
+            ascendc_sim::t_core->ub_used = ub_start_;
+            for (uint32_t& n : ascendc_sim::t_core->queue_buffers) n = 0;
+            ascendc_sim::t_core->current_pipe = nullptr;
+        }
+    }
+
+    TEventID FetchEventID(HardEvent event) {
+        ascendc_sim::CoreState& c = ascendc_sim::core();
+        int kind = static_cast<int>(event);
+        for (int id = 0; id < ascendc_sim::kEventIds; ++id)
+            if (c.flag_pending[kind][id] == 0 && !allocated_[kind][id]) return TEventID(id);
+        return 0;
+    }
+    template <HardEvent event>
+    TEventID FetchEventID() {
+        return FetchEventID(event);
+    }
+    template <HardEvent event>
+    TEventID AllocEventID(ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+        int kind = static_cast<int>(event);
+        for (int id = 0; id < ascendc_sim::kEventIds; ++id)
+            if (!allocated_[kind][id]) {
+                allocated_[kind][id] = true;
+                return TEventID(id);
+            }
+        ascendc_sim::fail(ascendc_sim::Diag::TooManyBuffers, loc,
+                          "AllocEventID: all 8 event IDs of this HardEvent are allocated; ReleaseEventID some first");
+    }
+    template <HardEvent event>
+    void ReleaseEventID(TEventID id) {
+        allocated_[static_cast<int>(event)][id & 7] = false;
+    }
+
+private:
+    uint32_t ub_start_ = 0;
+    bool allocated_[ascendc_sim::kEventKinds][ascendc_sim::kEventIds] = {};
+};
+
+inline TPipe* GetTPipePtr() {
+    return ascendc_sim::t_core ? static_cast<TPipe*>(ascendc_sim::t_core->current_pipe) : nullptr;
+}
+
+inline int64_t GetBlockIdx() { return ascendc_sim::core().block_idx; }
+inline int64_t GetBlockNum() { return ascendc_sim::core().launch->block_dim; }
+inline int64_t GetSubBlockIdx() { return 0; }
+inline int64_t GetTaskRatio() { return 1; }
+
+template <HardEvent event>
+void SetFlag(int32_t id, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    ascendc_sim::CoreState& c = ascendc_sim::core(loc);
+    sim_detail::check_event_id(id, "SetFlag", loc);
+    int kind = static_cast<int>(event);
+    if (c.flag_pending[kind][id] != 0)
+        ascendc_sim::fail(ascendc_sim::Diag::UnpairedFlag, loc,
+                          "SetFlag on event id %d, which was already set at line %d and not yet waited on: every "
+                          "SetFlag needs exactly one WaitFlag with the same HardEvent and id before it is set again",
+                          id, c.flag_loc[kind][id].line);
+    c.flag_pending[kind][id] = 1;
+    c.flag_loc[kind][id] = loc;
+    c.flag_time[kind][id] = c.pipe_free[sim_detail::event_pipes(event).from];
+}
+
+template <HardEvent event>
+void WaitFlag(int32_t id, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    ascendc_sim::CoreState& c = ascendc_sim::core(loc);
+    sim_detail::check_event_id(id, "WaitFlag", loc);
+    int kind = static_cast<int>(event);
+    if (c.flag_pending[kind][id] == 0)
+        ascendc_sim::fail(ascendc_sim::Diag::UnpairedFlag, loc,
+                          "WaitFlag on event id %d with no SetFlag of the same HardEvent and id before it; on the "
+                          "NPU this waits forever. Call SetFlag<same event>(id) first.",
+                          id);
+    c.flag_pending[kind][id] = 0;
+    int to = sim_detail::event_pipes(event).to;
+    c.pipe_free[to] = std::max(c.pipe_free[to], c.flag_time[kind][id]);
+}
+
+template <pipe_t pipe>
+void PipeBarrier(ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    ascendc_sim::CoreState& c = ascendc_sim::core(loc);
+    if (pipe == PIPE_ALL) ascendc_sim::align_pipes(c, ascendc_sim::core_time(c));
+}
+
+namespace sim_detail {
+
+inline void sync_all(ascendc_sim::Loc loc) {
+    using namespace ascendc_sim;
+    CoreState& c = core(loc);
+    LaunchState& launch = *c.launch;
+    if (launch.block_dim > launch.resident_cores)
+        fail(Diag::SyncAllDeadlock, loc,
+             "SyncAll with blockDim %u on %s, which has %u vector cores: blocks beyond the core count only start "
+             "when others finish, so SyncAll waits forever. Launch at most %u blocks.",
+             launch.block_dim, c.soc().name, launch.resident_cores, launch.resident_cores);
+    std::unique_lock<std::mutex> lock(launch.barrier_mutex);
+    if (launch.barrier_finished > 0)
+        fail(Diag::SyncAllDeadlock, loc,
+             "SyncAll reached after %u block(s) already finished without calling it; on the NPU this waits "
+             "forever. Every block must call SyncAll the same number of times.",
+             launch.barrier_finished);
+    launch.barrier_time = std::max(launch.barrier_time, core_time(c));
+    uint64_t generation = launch.barrier_generation;
+    if (++launch.barrier_waiting == launch.block_dim) {
+        launch.barrier_waiting = 0;
+        launch.barrier_release_time = launch.barrier_time;
+        launch.barrier_time = 0.0;
+        ++launch.barrier_generation;
+        launch.barrier_cv.notify_all();
+    } else {
+        launch.barrier_cv.wait(lock, [&] {
+            return launch.barrier_generation != generation || launch.abort.load() || launch.barrier_finished > 0;
+        });
+        if (launch.barrier_generation == generation) {
+            if (launch.abort.load()) throw KernelAborted{};
+            fail(Diag::SyncAllDeadlock, loc,
+                 "SyncAll waits for %u block(s) that finished without calling it; on the NPU this waits "
+                 "forever. Every block must call SyncAll the same number of times.",
+                 launch.barrier_finished);
+        }
+    }
+    align_pipes(c, launch.barrier_release_time);
+    ++c.epoch;
+}
+
+}  // namespace sim_detail
+
+template <bool isAIVOnly = true>
+void SyncAll(ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    sim_detail::sync_all(loc);
+}
+
+template <bool isAIVOnly = true>
+void SyncAll(const GlobalTensor<int32_t>&, const LocalTensor<int32_t>&, int32_t = 0,
+             ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    sim_detail::sync_all(loc);
+}
+
+template <typename T>
+void SetAtomicAdd(ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    ascendc_sim::CoreState& c = ascendc_sim::core(loc);
+    ascendc_sim::check_dtype(ascendc_sim::dtype_of<T>,
+                             ascendc_sim::dtype_bit(ascendc_sim::DType::F32) | ascendc_sim::dtype_bit(ascendc_sim::DType::F16) |
+                                 ascendc_sim::dtype_bit(ascendc_sim::DType::I16) | ascendc_sim::dtype_bit(ascendc_sim::DType::I32) |
+                                 ascendc_sim::dtype_bit(ascendc_sim::DType::I8) | ascendc_sim::dtype_bit(ascendc_sim::DType::BF16),
+                             ascendc_sim::dtype_bit(ascendc_sim::DType::F32) | ascendc_sim::dtype_bit(ascendc_sim::DType::F16) |
+                                 ascendc_sim::dtype_bit(ascendc_sim::DType::I16),
+                             "SetAtomicAdd", loc);
+    c.atomic_mode = 1;
+    c.atomic_dtype = ascendc_sim::dtype_of<T>;
+}
+template <typename T>
+void SetAtomicMax(ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    ascendc_sim::CoreState& c = ascendc_sim::core(loc);
+    c.atomic_mode = 2;
+    c.atomic_dtype = ascendc_sim::dtype_of<T>;
+}
+template <typename T>
+void SetAtomicMin(ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    ascendc_sim::CoreState& c = ascendc_sim::core(loc);
+    c.atomic_mode = 3;
+    c.atomic_dtype = ascendc_sim::dtype_of<T>;
+}
+inline void SetAtomicNone(ascendc_sim::Loc loc = ascendc_sim::Loc::here()) { ascendc_sim::core(loc).atomic_mode = 0; }
+
+}  // namespace AscendC

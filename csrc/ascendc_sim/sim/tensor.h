@@ -1,0 +1,131 @@
+// GlobalTensor (GM, the launcher's tensors) and LocalTensor (a view of one core's UB).
+#pragma once
+#include "core.h"
+
+namespace AscendC {
+
+enum class TPosition : uint8_t {
+    GM, A1, A2, B1, B2, C1, C2, CO1, CO2, VECIN, VECOUT, VECCALC, LCM = VECCALC, SPM, SHM, TSCM,
+    C2PIPE2GM, C2PIPE2LOCAL, MAX,
+};
+using QuePosition = TPosition;
+
+template <typename T>
+class LocalTensor {
+public:
+    using PrimType = T;
+
+    LocalTensor() = default;
+    LocalTensor(T* data, uint32_t size, TPosition position, ascendc_sim::BufferTiming* timing, const void* owner)
+        : data_(data), size_(size), position_(position), timing_(timing), owner_(owner) {}
+
+    // A view starting `offset` elements in; an offset past the end gives an empty view, which the
+    // next instruction that uses it reports with its line.
+    LocalTensor operator[](uint32_t offset) const {
+        LocalTensor view = *this;
+        view.data_ = data_ + offset;
+        view.size_ = offset <= size_ ? size_ - offset : 0;
+        return view;
+    }
+
+    T GetValue(uint32_t index, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) const {
+        check_index(index, "LocalTensor::GetValue", loc);
+        return data_[index];
+    }
+    void SetValue(uint32_t index, T value, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) const {
+        check_index(index, "LocalTensor::SetValue", loc);
+        data_[index] = value;
+    }
+    T& operator()(uint32_t index, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) const {
+        check_index(index, "LocalTensor::operator()", loc);
+        return data_[index];
+    }
+
+    template <typename U>
+    LocalTensor<U> ReinterpretCast() const {
+        return LocalTensor<U>(reinterpret_cast<U*>(data_), static_cast<uint32_t>(uint64_t(size_) * sizeof(T) / sizeof(U)),
+                              position_, timing_, owner_);
+    }
+
+    uint32_t GetSize() const { return size_; }
+    void SetSize(uint32_t size) { size_ = size; }
+    uint32_t GetLength() const { return size_ * sizeof(T); }
+    uint64_t GetPhyAddr() const { return reinterpret_cast<uint64_t>(data_); }
+    uint64_t GetPhyAddr(uint32_t offset) const { return reinterpret_cast<uint64_t>(data_ + offset); }
+    TPosition GetPosition() const { return position_; }
+    void SetUserTag(int32_t tag) { user_tag_ = tag; }
+    int32_t GetUserTag() const { return user_tag_; }
+
+    // Simulator internals.
+    T* GetPhyAddrPtr() const { return data_; }
+    ascendc_sim::BufferTiming* timing() const { return timing_; }
+    const void* owner() const { return owner_; }
+
+private:
+    void check_index(uint32_t index, const char* api, ascendc_sim::Loc loc) const {
+        ascendc_sim::CoreState& c = ascendc_sim::core(loc);
+        if (data_ == nullptr)
+            ascendc_sim::fail(ascendc_sim::Diag::BadArgument, loc, "%s on an empty LocalTensor (never allocated)", api);
+        if (index >= size_)
+            ascendc_sim::fail(ascendc_sim::Diag::LocalOverrun, loc,
+                              "%s(%u) is past the end of a LocalTensor of %u elements", api, index, size_);
+        c.report->op_instrs[static_cast<int>(ascendc_sim::OpId::ScalarUB)] += 1;
+    }
+
+    T* data_ = nullptr;
+    uint32_t size_ = 0;
+    TPosition position_ = TPosition::VECCALC;
+    ascendc_sim::BufferTiming* timing_ = nullptr;
+    const void* owner_ = nullptr;
+    int32_t user_tag_ = 0;
+};
+
+template <typename T>
+class GlobalTensor {
+public:
+    using PrimType = T;
+
+    void SetGlobalBuffer(__gm__ T* buffer, uint64_t size) {
+        data_ = buffer;
+        size_ = size;
+    }
+    void SetGlobalBuffer(__gm__ T* buffer) { SetGlobalBuffer(buffer, 0); }
+
+    GlobalTensor operator[](uint64_t offset) const {
+        GlobalTensor view = *this;
+        view.data_ = data_ + offset;
+        view.size_ = offset <= size_ ? size_ - offset : 0;
+        return view;
+    }
+
+    T GetValue(uint64_t offset, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) const {
+        ascendc_sim::CoreState& c = scalar_access(offset, "GlobalTensor::GetValue", loc);
+        c.report->gm_scalar_reads += 1;
+        return data_[offset];
+    }
+    void SetValue(uint64_t offset, T value, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) const {
+        ascendc_sim::CoreState& c = scalar_access(offset, "GlobalTensor::SetValue", loc);
+        c.report->gm_scalar_writes += 1;
+        ascendc_sim::record_gm_write(c, data_ + offset, sizeof(T), loc);
+        data_[offset] = value;
+    }
+
+    uint64_t GetSize() const { return size_; }
+    __gm__ T* GetPhyAddr() const { return data_; }
+    __gm__ T* GetPhyAddr(uint64_t offset) const { return data_ + offset; }
+    template <typename Mode>
+    void SetL2CacheHint(Mode) {}
+
+private:
+    ascendc_sim::CoreState& scalar_access(uint64_t offset, const char* api, ascendc_sim::Loc loc) const {
+        ascendc_sim::CoreState& c = ascendc_sim::core(loc);
+        ascendc_sim::check_gm(data_ + offset, sizeof(T), api, loc);
+        ascendc_sim::schedule(c, ascendc_sim::kPipeS, ascendc_sim::CostModel::scalar_gm_ns(c.soc()), {}, nullptr);
+        return c;
+    }
+
+    T* data_ = nullptr;
+    uint64_t size_ = 0;
+};
+
+}  // namespace AscendC

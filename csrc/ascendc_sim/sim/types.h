@@ -1,0 +1,89 @@
+// Qualifiers, scalar types and dtype traits of the AscendC programming model, for the CPU.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#ifndef ASCENDC_CPU_DEBUG
+#define ASCENDC_CPU_DEBUG 1  // kernel files guard their <<<>>> launch wrappers with this
+#endif
+#define ASCENDC_SIM 1
+
+#define __global__
+#define __aicore__
+#define __vector__
+#define __cube__
+#define __gm__
+#define __ubuf__
+#define __cbuf__
+#define GM_ADDR __gm__ uint8_t*
+#define KERNEL_TASK_TYPE_DEFAULT(type)
+#define KERNEL_TASK_TYPE(key, type)
+#define ASCEND_IS_AIV true
+#define ASCEND_IS_AIC false
+
+// IEEE binary16 with per-operation rounding, as the vector unit's half arithmetic.
+using half = _Float16;
+using float16_t = _Float16;
+
+// bfloat16 is storage only on 910B: it is moved, filled and Cast to float.
+struct bfloat16_t {
+    uint16_t bits = 0;
+    bfloat16_t() = default;
+    bfloat16_t(float value) : bits(from_float(value)) {}
+    operator float() const {
+        uint32_t word = static_cast<uint32_t>(bits) << 16;
+        float value;
+        std::memcpy(&value, &word, sizeof value);
+        return value;
+    }
+    static uint16_t from_float(float value) {  // round to nearest, ties to even; NaN stays NaN
+        uint32_t word;
+        std::memcpy(&word, &value, sizeof word);
+        if ((word & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((word >> 16) | 0x40u);
+        word += 0x7fffu + ((word >> 16) & 1u);
+        return static_cast<uint16_t>(word >> 16);
+    }
+    static bfloat16_t from_bits(uint16_t raw) {
+        bfloat16_t b;
+        b.bits = raw;
+        return b;
+    }
+};
+
+namespace ascendc_sim {
+
+enum class DType : uint8_t { F16, BF16, F32, F64, I8, U8, I16, U16, I32, U32, I64, U64, Bool, Count };
+
+template <typename T> struct DTypeOf;
+template <> struct DTypeOf<half> { static constexpr DType value = DType::F16; };
+template <> struct DTypeOf<bfloat16_t> { static constexpr DType value = DType::BF16; };
+template <> struct DTypeOf<float> { static constexpr DType value = DType::F32; };
+template <> struct DTypeOf<double> { static constexpr DType value = DType::F64; };
+template <> struct DTypeOf<int8_t> { static constexpr DType value = DType::I8; };
+template <> struct DTypeOf<uint8_t> { static constexpr DType value = DType::U8; };
+template <> struct DTypeOf<int16_t> { static constexpr DType value = DType::I16; };
+template <> struct DTypeOf<uint16_t> { static constexpr DType value = DType::U16; };
+template <> struct DTypeOf<int32_t> { static constexpr DType value = DType::I32; };
+template <> struct DTypeOf<uint32_t> { static constexpr DType value = DType::U32; };
+template <> struct DTypeOf<int64_t> { static constexpr DType value = DType::I64; };
+template <> struct DTypeOf<uint64_t> { static constexpr DType value = DType::U64; };
+template <> struct DTypeOf<bool> { static constexpr DType value = DType::Bool; };
+
+template <typename T> constexpr DType dtype_of = DTypeOf<std::remove_cv_t<T>>::value;
+
+constexpr uint32_t dtype_bit(DType d) { return 1u << static_cast<uint32_t>(d); }
+
+inline const char* dtype_name(DType d) {
+    static const char* const names[] = {"half", "bfloat16_t", "float", "double", "int8_t", "uint8_t",
+                                        "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t",
+                                        "uint64_t", "bool"};
+    return names[static_cast<int>(d)];
+}
+
+constexpr uint32_t kBlockBytes = 32;    // one DataBlock
+constexpr uint32_t kRepeatBytes = 256;  // one vector repeat: 8 DataBlocks
+constexpr uint32_t kMaxRepeat = 255;
+
+}  // namespace ascendc_sim

@@ -1,0 +1,41 @@
+"""torch_ascendgen: on-demand AscendC kernels for PyTorch functions.
+
+The C++ sources in csrc/ (the AscendC simulator headers and the runtime module) are compiled at
+run time, so they ship inside the package as data (torch_ascendgen/csrc in a wheel).
+"""
+
+import shutil
+from pathlib import Path
+
+from setuptools import find_packages, setup
+from setuptools.command.build_py import build_py
+
+ROOT = Path(__file__).parent
+
+
+class BuildPyWithCsrc(build_py):
+    def run(self):
+        super().run()
+        target = Path(self.build_lib) / "torch_ascendgen" / "csrc"
+        shutil.rmtree(target, ignore_errors=True)
+        shutil.copytree(ROOT / "csrc", target, ignore=shutil.ignore_patterns("*.o", "*.so", "__pycache__"))
+
+
+setup(
+    name="torch_ascendgen",
+    version="0.1.0",
+    description="On-demand AscendC kernels for PyTorch functions, with a CPU simulator of the AscendC API",
+    long_description=(ROOT / "README.md").read_text() if (ROOT / "README.md").exists() else "",
+    long_description_content_type="text/markdown",
+    packages=find_packages(include=["torch_ascendgen", "torch_ascendgen.*"]),
+    python_requires=">=3.10",
+    # torch is pinned where it is installed (see README): a loose requirement would pull CUDA wheels.
+    install_requires=["torch>=2.1", "pybind11>=2.11", "filelock>=3.12", "platformdirs>=3.0", "tqdm>=4.60"],
+    extras_require={
+        "test": ["pytest>=7"],
+        "npu": ["torch_npu"],
+        "llm": ["openai>=1.0"],
+    },
+    cmdclass={"build_py": BuildPyWithCsrc},
+    entry_points={"console_scripts": ["torch-ascendgen=torch_ascendgen.__main__:main"]},
+)

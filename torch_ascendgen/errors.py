@@ -1,0 +1,58 @@
+"""Error types. Each carries structured fields and says what to do about it."""
+
+from __future__ import annotations
+
+
+class AscendGenError(RuntimeError):
+    """Base of every torch_ascendgen error."""
+
+
+class KernelBuildError(AscendGenError):
+    """The C++ compiler rejected a kernel source. ``log`` holds the trimmed compiler output."""
+
+    def __init__(self, message: str, log: str = "", command: str = ""):
+        super().__init__(message)
+        self.log = log
+        self.command = command
+
+    def __reduce__(self):
+        return (type(self), (self.args[0], self.log, self.command))
+
+
+class SimulatorError(AscendGenError):
+    """A kernel broke a hardware rule while running on the simulator.
+
+    ``kind`` names the rule (for example ``"gm_out_of_bounds"``), ``file``/``line`` the kernel
+    source line that broke it and ``block`` the logical core it ran on.
+    """
+
+    def __init__(self, kind: str, message: str, file: str = "", line: int = 0, block: int = -1, source_line: str = ""):
+        self.kind = kind
+        self.message = message
+        self.file = file
+        self.line = line
+        self.block = block
+        self.source_line = source_line
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line else "kernel"
+        text = f"[{self.kind}] {where} (block {self.block}): {self.message}"
+        if self.source_line:
+            text += f"\n    {self.line} | {self.source_line.rstrip()}"
+        return text
+
+    def __reduce__(self):
+        return (type(self), (self.kind, self.message, self.file, self.line, self.block, self.source_line))
+
+
+class KernelArgumentError(AscendGenError, ValueError):
+    """The arguments given to a kernel launch do not match the kernel's parameters."""
+
+
+class KernelCrashError(AscendGenError):
+    """An isolated kernel run killed its child process (a signal or an unexpected exit)."""
+
+
+class KernelTimeoutError(AscendGenError):
+    """An isolated kernel run did not finish within its time limit (a hang or an endless loop)."""

@@ -1,0 +1,76 @@
+"""The Ascend SoCs we generate for, with the facts kernels and the cost model depend on.
+
+Core counts and UB sizes are from CANN 8.1's platform config files (see ../shared/ASCENDC.md).
+Bandwidth and clock figures are approximate public spec-sheet numbers; they scale the
+simulator's time estimate and matter only relative to each other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .errors import AscendGenError
+
+ARCH_A2 = "dav-2201"  # Atlas A2 / A3 (910B, 910_93): bisheng --npu-arch
+ARCH_310P = "dav-m200"
+
+
+@dataclass(frozen=True)
+class SocProfile:
+    name: str
+    npu_arch: str
+    vector_cores: int
+    cube_cores: int
+    ub_bytes: int
+    has_datacopy_pad: bool
+    has_bf16: bool  # bf16 as a storage type (moves and Cast); no SoC here has bf16 vector arithmetic
+    clock_ghz: float
+    hbm_gb_per_s: float  # the chip's aggregate GM bandwidth
+    core_bytes_per_cycle: float  # what one core's MTE2/MTE3 moves per cycle (assumption: 64)
+
+    def as_sim_dict(self) -> dict:
+        """The fields the simulator's launch ABI takes (``SimSocProfile`` in launch_abi.h)."""
+        return {
+            "name": self.name,
+            "arch": 1 if self.npu_arch == ARCH_310P else 0,
+            "ub_bytes": self.ub_bytes,
+            "vector_cores": self.vector_cores,
+            "has_datacopy_pad": int(self.has_datacopy_pad),
+            "clock_ghz": self.clock_ghz,
+            "hbm_bytes_per_ns": self.hbm_gb_per_s,  # GB/s == bytes/ns
+            "core_gm_bytes_per_ns": self.core_bytes_per_cycle * self.clock_ghz,
+        }
+
+
+def _a2(name: str, vector_cores: int, hbm_gb_per_s: float) -> SocProfile:
+    return SocProfile(name, ARCH_A2, vector_cores, vector_cores // 2, 196608, True, True, 1.8, hbm_gb_per_s, 64.0)
+
+
+SOCS: dict[str, SocProfile] = {
+    soc.name: soc
+    for soc in (
+        _a2("Ascend910B1", 48, 1600.0),
+        _a2("Ascend910B2", 48, 1600.0),
+        _a2("Ascend910B3", 40, 1600.0),
+        _a2("Ascend910B4", 40, 800.0),
+        _a2("Ascend910_9391", 48, 1600.0),
+        _a2("Ascend910_9362", 40, 1600.0),
+        # 310P: vector code runs on the 8 AI cores; LPDDR4X at 204.8 GB/s (Atlas 300I Pro spec sheet).
+        SocProfile("Ascend310P3", ARCH_310P, 8, 8, 262144, False, False, 1.0, 204.8, 32.0),
+    )
+}
+
+_OLD_910 = {"Ascend910", "Ascend910A", "Ascend910B", "Ascend910ProA", "Ascend910ProB", "Ascend910PremiumA"}
+
+
+def get_soc(name: str) -> SocProfile:
+    """The profile for ``name``; a clear error for the old Ascend 910 and for unknown names."""
+    if name in SOCS:
+        return SOCS[name]
+    known = ", ".join(SOCS)
+    if name in _OLD_910:
+        raise AscendGenError(
+            f"{name} is the first-generation Ascend 910 (dav-1001), which torch_ascendgen does not target; "
+            f"'Ascend910B' without a digit is that chip, not Atlas A2. Name the exact SoC (one of: {known})."
+        )
+    raise AscendGenError(f"unknown SoC {name!r}; known SoCs: {known}")
