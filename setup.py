@@ -37,5 +37,4 @@ setup(
         "llm": ["openai>=1.0"],
     },
     cmdclass={"build_py": BuildPyWithCsrc},
-    entry_points={"console_scripts": ["torch-ascendgen=torch_ascendgen.__main__:main"]},
 )
