@@ -56,3 +56,7 @@ class KernelCrashError(AscendGenError):
 
 class KernelTimeoutError(AscendGenError):
     """An isolated kernel run did not finish within its time limit (a hang or an endless loop)."""
+
+
+class UnsupportedFunction(AscendGenError):
+    """A function cannot become a kernel (yet); the reason says why. It runs as the original."""

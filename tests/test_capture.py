@@ -1,0 +1,66 @@
+"""Capture: the same computation gives the same task; what cannot be a kernel says why."""
+
+import pytest
+import torch
+
+from torch_ascendgen.capture import capture
+from torch_ascendgen.errors import UnsupportedFunction
+
+
+def rms_norm(x, weight):
+    variance = x.float().pow(2).mean(-1, keepdim=True)
+    return (x * torch.rsqrt(variance + 1e-6)).to(x.dtype) * weight
+
+
+def rms_norm_renamed(hidden, gamma):
+    var = hidden.float().pow(2).mean(-1, keepdim=True)
+    return (hidden * torch.rsqrt(var + 1e-6)).to(hidden.dtype) * gamma
+
+
+def test_the_same_computation_gives_the_same_key_whatever_the_names_and_sizes():
+    a = capture(rms_norm, [torch.randn(4, 64).half(), torch.randn(64).half()])
+    b = capture(rms_norm_renamed, [torch.randn(9, 128).half(), torch.randn(128).half()])
+    assert a.key == b.key and a.graph_text == b.graph_text
+    assert a.inputs[0].shape == ("s0", "s1") and a.inputs[1].shape == ("s1",)
+    assert a.outputs[0].dtype == torch.float16 and a.category == "norm" and not a.specialized
+
+
+def test_anything_that_changes_the_kernel_changes_the_key():
+    base = capture(rms_norm, [torch.randn(4, 64).half(), torch.randn(64).half()])
+    other_dtype = capture(rms_norm, [torch.randn(4, 64), torch.randn(64)])
+    other_rank = capture(rms_norm, [torch.randn(2, 4, 64).half(), torch.randn(64).half()])
+    broadcast = capture(rms_norm, [torch.randn(4, 1).half(), torch.randn(1).half()])
+    other_eps = capture(lambda x, w: rms_norm(x, w) * 1.0001, [torch.randn(4, 64).half(), torch.randn(64).half()])
+    keys = {t.key for t in (base, other_dtype, other_rank, broadcast, other_eps)}
+    assert len(keys) == 5
+    assert broadcast.inputs[0].shape == ("s0", 1)
+
+
+def test_a_shape_dependent_graph_is_specialised_to_its_shapes():
+    task = capture(lambda x: x.view(-1, 4).sum(-1), [torch.randn(3, 8)])
+    assert task.specialized
+    again = capture(lambda x: x.view(-1, 4).sum(-1), [torch.randn(5, 8)])
+    assert task.key != again.key
+
+
+@pytest.mark.parametrize("function, reason", [
+    (lambda x: x.add_(1), "in place"),
+    (lambda x: x, "returns one of its inputs"),
+    (lambda x: x.view(-1), "returns one of its inputs"),
+    (lambda x: x.sum().item(), "non-tensor"),
+])
+def test_what_cannot_be_a_kernel_says_why(function, reason):
+    with pytest.raises(UnsupportedFunction, match=reason):
+        capture(function, [torch.randn(3)])
+
+
+def test_batchnorm_in_training_mode_mutates_its_buffers():
+    bn = torch.nn.BatchNorm1d(8).train()
+    params = [*bn.parameters(), *bn.buffers()]
+
+    def forward(x, *state):
+        return torch.func.functional_call(bn, dict(zip([n for n, _ in [*bn.named_parameters(), *bn.named_buffers()]],
+                                                        state)), (x,))
+
+    with pytest.raises(UnsupportedFunction, match="in place"):
+        capture(forward, [torch.randn(4, 8), *params])
