@@ -1,0 +1,507 @@
+"""Verification: is a candidate kernel's output the reference function's output? No candidate is trusted.
+
+A candidate is any callable ``run(*inputs) -> outputs`` (a tensor, or a tuple/list of tensors); the
+reference is the original function with the same convention. Nothing here depends on how the
+candidate runs (simulator, NPU, child process).
+
+Defences against the ways kernels pass checks they should fail (see ../shared/ASCENDC.md):
+
+- several input sets: mixed-sign normal values (returning the input passes ReLU on non-negative
+  data), finite edge values, infinities and NaNs, and, for shape-generic tasks, shapes with tails
+  and a shape large enough to use more blocks than cores (specialising on the traced shape);
+- the candidate runs first, on clones, so no reference output exists yet that it could reuse, and
+  its inputs must be bitwise unchanged afterwards;
+- outputs must not share memory with the inputs or with each other;
+- after each comparison the reference's outputs are overwritten with NaN bytes, so a candidate that
+  keeps them, or allocates their freed memory, finds garbage rather than the answer;
+- NaN and ±inf positions must match exactly, finite values must be close (``torch.isclose``
+  semantics), and an output must also be close as a whole (relative L2 error), because a
+  per-element ``atol`` alone accepts zeros wherever the expected values are smaller than ``atol``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Callable, Sequence
+
+import torch
+import torch.utils._pytree as pytree
+
+from .capture import TensorSpec
+from .errors import AscendGenError
+
+MAX_ELEMENTS = 1 << 20  # no generated shape binds its symbols to more elements than this
+MANY_BLOCKS_ELEMENTS = 1 << 19  # what the "many blocks" shape aims for: a tiling of 48 cores loops
+SMALL_TAILS = (7, 33, 5, 17, 3, 9, 11, 13, 15, 19, 21, 23)  # odd: never a multiple of 32 bytes
+LONG_TAILS = (1003, 33, 7, 5, 3, 9, 11, 13, 15, 17, 19, 21)
+NORM_FACTOR = 10.0  # an output's relative L2 error may reach NORM_FACTOR * rtol
+
+# "Large" edge values: big enough to overflow exp() and half-precision squares, small enough that
+# a few of them squared and summed stay finite in float32, so a correct reduction is not failed
+# for summing in another order. Only positive: +large and -large in one row cancel, and what is
+# left then depends on the summation order.
+_LARGE = {torch.float16: 1.0e4, torch.bfloat16: 1.0e15, torch.float32: 1.0e15, torch.float64: 1.0e150}
+
+ValueFn = Callable[[int, tuple[int, ...], torch.dtype, torch.Generator], torch.Tensor]
+
+
+class ReferenceFailed(AscendGenError):
+    """The reference function itself raised or returned something that is not tensors."""
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """``|got - expected| <= atol + rtol * |expected|`` element-wise, as ``torch.isclose``."""
+
+    rtol: float
+    atol: float
+
+
+_TOLERANCES = {
+    torch.float64: Tolerance(1e-7, 1e-9),
+    torch.float32: Tolerance(1e-4, 1e-5),
+    torch.float16: Tolerance(2e-3, 1e-3),
+    torch.bfloat16: Tolerance(1.6e-2, 1e-2),
+}
+
+
+def default_tolerance(dtype: torch.dtype) -> Tolerance:
+    """About two units in the last place for floats (kernels round differently); exact otherwise."""
+    if dtype in _TOLERANCES:
+        return _TOLERANCES[dtype]
+    if dtype.is_floating_point:
+        return Tolerance(2 * torch.finfo(dtype).eps, 2 * torch.finfo(dtype).eps)
+    return Tolerance(0.0, 0.0)
+
+
+@dataclass(frozen=True)
+class InputSet:
+    """Named inputs for one check, e.g. ``"tail [7, 33], [33]"``."""
+
+    name: str
+    tensors: tuple[torch.Tensor, ...] = field(compare=False, repr=False)
+
+    @property
+    def shapes(self) -> tuple[tuple[int, ...], ...]:
+        return tuple(tuple(t.shape) for t in self.tensors)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome of checking a candidate; ``reason`` is one sentence a person or a model can act on.
+
+    ``kind`` is "" when ok, else one of: raised, modified_input, not_tensors, aliasing, count,
+    shape, dtype, device, values. The mismatch fields describe the failing output (or, when ok,
+    the largest errors seen); ``passed_shapes`` lists the input shapes of the sets that passed.
+    """
+
+    ok: bool
+    reason: str
+    kind: str = ""
+    input_set: str = ""
+    output_index: int | None = None
+    max_abs_error: float = 0.0
+    max_rel_error: float = 0.0
+    mismatches: int = 0
+    first_mismatch: tuple[int, ...] | None = None
+    expected: float | None = None
+    got: float | None = None
+    passed_shapes: tuple[tuple[tuple[int, ...], ...], ...] = ()
+
+
+# ---------------------------------------------------------------------------------------------
+# Input sets
+
+
+def make_input_sets(
+    inputs: Sequence[TensorSpec],
+    traced_shapes: Sequence[Sequence[int]],
+    *,
+    generic: bool = True,
+    seed: int = 0,
+    value_fn: ValueFn | None = None,
+    device: torch.device | str = "cpu",
+) -> list[InputSet]:
+    """The input sets a candidate must pass, deterministic in ``seed``.
+
+    At the traced shapes: normal values, finite edge values, infinities and NaNs. When the task
+    is shape-generic (``generic``, i.e. ``not task.specialized``) and has symbols, also: small
+    tails, long tails (1003 on the last symbol) and "many blocks" (about 2**19 elements). Symbols
+    are bound to odd sizes >= 3 (never 1, which would change the broadcast pattern), distinct
+    where possible; a symbol shared by several inputs gets one value; dimensions of 1 stay 1.
+    ``value_fn(input_index, shape, dtype, generator)`` replaces the normal values (e.g. positive
+    values for a log); edge values are still sprinkled into them.
+    """
+    traced = _checked_traced_shapes(inputs, traced_shapes)
+    symbols = _symbols(inputs)
+    has_float = any(spec.dtype.is_floating_point for spec in inputs)
+    plans = [("normal", traced, "normal")]
+    if has_float:
+        plans += [("edge values", traced, "edge"), ("inf and nan", traced, "nonfinite")]
+    if generic and symbols:
+        for label, binding in _shape_bindings(symbols):
+            plans.append((label, _bind(inputs, binding), "normal"))
+    sets, seen = [], set()
+    for index, (label, shapes, fill) in enumerate(plans):
+        if (shapes, fill) in seen:
+            continue
+        seen.add((shapes, fill))
+        generator = torch.Generator().manual_seed(seed * 7919 + index)
+        tensors = tuple(
+            _values(fill, i, spec.dtype, shape, generator, value_fn).to(device)
+            for i, (spec, shape) in enumerate(zip(inputs, shapes))
+        )
+        sets.append(InputSet(f"{label} {_shapes_text(shapes)}", tensors))
+    return sets
+
+
+def _checked_traced_shapes(inputs: Sequence[TensorSpec], traced_shapes) -> tuple[tuple[int, ...], ...]:
+    traced = tuple(tuple(int(size) for size in shape) for shape in traced_shapes)
+    if len(traced) != len(inputs) or any(len(s) != len(spec.shape) for s, spec in zip(traced, inputs)):
+        raise ValueError(f"traced shapes {traced} do not match the input specs {[s.text() for s in inputs]}")
+    return traced
+
+
+def _symbols(inputs: Sequence[TensorSpec]) -> list[str]:
+    """The symbols in order of first appearance; none when a size is an expression (not generic)."""
+    symbols: list[str] = []
+    for spec in inputs:
+        for size in spec.shape:
+            if isinstance(size, str) and not size.isidentifier():
+                return []
+            if isinstance(size, str) and size not in symbols:
+                symbols.append(size)
+    return symbols
+
+
+def _shape_bindings(symbols: list[str]) -> list[tuple[str, dict[str, int]]]:
+    """Sizes for each symbol: small tails, long tails on the last symbol, and many blocks."""
+    count = len(symbols)
+    small = _cycle(SMALL_TAILS, count)
+    long = list(reversed(_cycle(LONG_TAILS, count)))
+    base = _odd(round(MANY_BLOCKS_ELEMENTS ** (1 / count)))
+    many = [max(3, base - 2 * i) for i in range(count)]
+    return [(label, dict(zip(symbols, _fit(sizes)))) for label, sizes in
+            (("tail", small), ("tail", long), ("many blocks", many))]
+
+
+def _cycle(sizes: tuple[int, ...], count: int) -> list[int]:
+    return [sizes[i % len(sizes)] for i in range(count)]
+
+
+def _odd(size: int) -> int:
+    return max(3, size if size % 2 else size - 1)
+
+
+def _fit(sizes: list[int]) -> list[int]:
+    """Halve the largest size until every symbol bound at once stays within MAX_ELEMENTS.
+
+    The bound is on the product over all symbols, because broadcasting inputs of shapes
+    (s0, 1) and (1, s1) gives an output of s0 * s1 elements.
+    """
+    sizes = list(sizes)
+    while math.prod(sizes) > MAX_ELEMENTS and max(sizes) > 3:
+        largest = sizes.index(max(sizes))
+        sizes[largest] = _odd(sizes[largest] // 2)
+    return sizes
+
+
+def _bind(inputs: Sequence[TensorSpec], binding: dict[str, int]) -> tuple[tuple[int, ...], ...]:
+    return tuple(tuple(binding[s] if isinstance(s, str) else int(s) for s in spec.shape) for spec in inputs)
+
+
+def _shapes_text(shapes: tuple[tuple[int, ...], ...]) -> str:
+    return ", ".join("[" + ", ".join(map(str, shape)) + "]" for shape in shapes)
+
+
+def _values(fill: str, index: int, dtype: torch.dtype, shape: tuple[int, ...], generator: torch.Generator,
+            value_fn: ValueFn | None) -> torch.Tensor:
+    tensor = value_fn(index, shape, dtype, generator) if value_fn else _normal(dtype, shape, generator)
+    if tuple(tensor.shape) != shape or tensor.dtype != dtype:
+        raise ValueError(f"value_fn gave {tensor.dtype}{list(tensor.shape)} for input {index}, "
+                         f"expected {dtype}{list(shape)}")
+    tensor = tensor.detach().to("cpu").contiguous().clone()
+    if dtype.is_floating_point and fill == "edge":
+        _sprinkle(tensor, _finite_edges(dtype), per=256, generator=generator)
+    elif dtype.is_floating_point and fill == "nonfinite":
+        _sprinkle(tensor, [math.nan, math.inf, -math.inf], per=128, generator=generator)
+    return tensor
+
+
+def _normal(dtype: torch.dtype, shape: tuple[int, ...], generator: torch.Generator) -> torch.Tensor:
+    """Mixed-sign values: standard normal floats, nonzero integers in ±[1, 16], both booleans."""
+    if dtype.is_floating_point:
+        work = torch.float64 if dtype == torch.float64 else torch.float32
+        return torch.randn(shape, generator=generator, dtype=work).to(dtype)
+    if dtype == torch.bool:
+        return torch.randint(0, 2, shape, generator=generator).bool()
+    magnitude = torch.randint(1, 17, shape, generator=generator)  # never 0: integer division by 0 raises
+    if torch.iinfo(dtype).min < 0:
+        magnitude = magnitude * (torch.randint(0, 2, shape, generator=generator) * 2 - 1)
+    return magnitude.to(dtype)
+
+
+def _finite_edges(dtype: torch.dtype) -> list[float]:
+    info = torch.finfo(dtype)
+    large = _LARGE.get(dtype, math.sqrt(info.max) / 8)
+    return [0.0, -0.0, large, info.tiny / 4, -info.tiny / 4, info.tiny]  # tiny / 4 is subnormal
+
+
+def _sprinkle(tensor: torch.Tensor, values: list[float], per: int, generator: torch.Generator) -> None:
+    """Overwrite about one element in ``per`` with each value (each at least once if room), in place."""
+    flat = tensor.view(-1)
+    each = max(1, flat.numel() // per)
+    count = min(flat.numel(), each * len(values))
+    positions = torch.randperm(flat.numel(), generator=generator)[:count]
+    flat[positions] = torch.tensor(values, dtype=tensor.dtype).repeat(each)[:count]
+
+
+# ---------------------------------------------------------------------------------------------
+# Checking
+
+
+class _Rejected(Exception):
+    """A candidate failed a step: ``subject`` and ``detail`` make the verdict's sentence."""
+
+    def __init__(self, kind: str, subject: str, detail: str = "", **fields):
+        super().__init__(subject)
+        self.kind, self.subject, self.detail, self.fields = kind, subject, detail, fields
+
+    def verdict(self, input_set: InputSet) -> Verdict:
+        reason = f"{self.subject} for input set '{input_set.name}'" + (f": {self.detail}" if self.detail else "")
+        return Verdict(ok=False, reason=reason, kind=self.kind, input_set=input_set.name, **self.fields)
+
+
+@dataclass(frozen=True)
+class _Errors:
+    max_abs: float
+    max_rel: float
+
+
+def check(reference_fn: Callable, candidate_fn: Callable, input_set: InputSet,
+          tolerance: Tolerance | None = None) -> Verdict:
+    """Check the candidate against the reference on one input set.
+
+    ``tolerance`` applies to every output; None means ``default_tolerance`` of each output's dtype.
+    Raises ReferenceFailed when the reference itself fails (that is not the candidate's fault).
+    """
+    try:
+        got = _run_candidate(candidate_fn, input_set)
+        expected = _run_reference(reference_fn, input_set)
+        try:
+            _check_structure(got, expected)
+            errors = [_compare(i, g, e, tolerance) for i, (g, e) in enumerate(zip(got, expected))]
+        finally:
+            _scribble(expected)
+    except _Rejected as rejected:
+        return rejected.verdict(input_set)
+    return Verdict(ok=True, reason=f"passed input set '{input_set.name}'", input_set=input_set.name,
+                   max_abs_error=max((e.max_abs for e in errors), default=0.0),
+                   max_rel_error=max((e.max_rel for e in errors), default=0.0),
+                   passed_shapes=(input_set.shapes,))
+
+
+def verify(reference_fn: Callable, candidate_fn: Callable, input_sets: Sequence[InputSet],
+           tolerance: Tolerance | None = None) -> Verdict:
+    """Check every input set in order, stopping at the first failure."""
+    if not input_sets:
+        raise ValueError("verify needs at least one input set")
+    passed: list[tuple[tuple[int, ...], ...]] = []
+    max_abs = max_rel = 0.0
+    for input_set in input_sets:
+        verdict = check(reference_fn, candidate_fn, input_set, tolerance)
+        if not verdict.ok:
+            return replace(verdict, passed_shapes=tuple(passed))
+        if input_set.shapes not in passed:
+            passed.append(input_set.shapes)
+        max_abs, max_rel = max(max_abs, verdict.max_abs_error), max(max_rel, verdict.max_rel_error)
+    names = ", ".join(f"'{s.name}'" for s in input_sets)
+    return Verdict(ok=True, reason=f"passed {len(input_sets)} input sets: {names}", max_abs_error=max_abs,
+                   max_rel_error=max_rel, passed_shapes=tuple(passed))
+
+
+def _run_candidate(candidate_fn: Callable, input_set: InputSet) -> tuple[torch.Tensor, ...]:
+    inputs = tuple(t.clone() for t in input_set.tensors)
+    try:
+        raw = candidate_fn(*inputs)
+    except Exception as exc:  # noqa: BLE001 - any failure of the candidate is its verdict
+        raise _Rejected("raised", f"the candidate raised {type(exc).__name__}", str(exc) or repr(exc)) from None
+    _require_unchanged(input_set.tensors, inputs)
+    outputs = _as_tensors(raw)
+    if outputs is None:
+        raise _Rejected("not_tensors", f"the candidate returned {type(raw).__name__}",
+                        "expected a tensor or a tuple of tensors")
+    _require_no_aliasing(outputs, inputs)
+    return outputs
+
+
+def _run_reference(reference_fn: Callable, input_set: InputSet) -> tuple[torch.Tensor, ...]:
+    try:
+        raw = reference_fn(*(t.clone() for t in input_set.tensors))
+    except Exception as exc:
+        raise ReferenceFailed(f"the reference function raised {type(exc).__name__} for input set "
+                              f"'{input_set.name}': {exc}; pass a value_fn for inputs it accepts") from exc
+    outputs = _as_tensors(raw)
+    if outputs is None:
+        raise ReferenceFailed(f"the reference function returned {type(raw).__name__}, not tensors")
+    return outputs
+
+
+def _as_tensors(raw) -> tuple[torch.Tensor, ...] | None:
+    if isinstance(raw, torch.Tensor):
+        return (raw,)
+    if not isinstance(raw, (tuple, list)):
+        return None
+    leaves = pytree.tree_leaves(raw)
+    return tuple(leaves) if all(isinstance(leaf, torch.Tensor) for leaf in leaves) else None
+
+
+def _require_unchanged(originals: tuple[torch.Tensor, ...], used: tuple[torch.Tensor, ...]) -> None:
+    """Bitwise, so NaNs compare equal to themselves and -0.0 differs from 0.0."""
+    for i, (before, after) in enumerate(zip(originals, used)):
+        if after.shape != before.shape or after.dtype != before.dtype:
+            raise _Rejected("modified_input", f"the candidate changed input {i} to "
+                            f"{after.dtype}{list(after.shape)} (was {before.dtype}{list(before.shape)})",
+                            "kernels must not write to their inputs")
+        changed = _bits(before) != _bits(after)
+        if changed.any():
+            index = _first(changed)
+            raise _Rejected("modified_input", f"the candidate modified input {i}",
+                            f"{int(changed.sum())} of {changed.numel()} elements changed, first at index "
+                            f"{index} ({_fmt(before[index])} became {_fmt(after[index])}); "
+                            "kernels must not write to their inputs")
+
+
+def _bits(tensor: torch.Tensor) -> torch.Tensor:
+    tensor = tensor.detach().cpu()
+    if tensor.dtype == torch.bool:
+        return tensor.view(torch.uint8)
+    if tensor.is_floating_point():
+        return tensor.view({1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[tensor.element_size()])
+    return tensor
+
+
+def _require_no_aliasing(outputs: tuple[torch.Tensor, ...], inputs: tuple[torch.Tensor, ...]) -> None:
+    """Outputs must be new memory: not an input, a view of one, or another output."""
+    for i, out in enumerate(outputs):
+        for j, tensor in enumerate(inputs):
+            if _overlap(out, tensor):
+                raise _Rejected("aliasing", f"output {i} shares memory with input {j}",
+                                "outputs must be new tensors, not inputs or views of them")
+        for j in range(i):
+            if _overlap(out, outputs[j]):
+                raise _Rejected("aliasing", f"outputs {j} and {i} share memory",
+                                "each output must be its own tensor")
+
+
+def _overlap(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Whether the address ranges the two tensors span intersect (on the same device)."""
+    if a.device != b.device or a.numel() == 0 or b.numel() == 0:
+        return False
+    (a_start, a_end), (b_start, b_end) = _extent(a), _extent(b)
+    return a_start < b_end and b_start < a_end
+
+
+def _extent(t: torch.Tensor) -> tuple[int, int]:
+    span = sum((size - 1) * abs(stride) for size, stride in zip(t.shape, t.stride())) + 1
+    return t.data_ptr(), t.data_ptr() + span * t.element_size()
+
+
+def _check_structure(got: tuple[torch.Tensor, ...], expected: tuple[torch.Tensor, ...]) -> None:
+    if len(got) != len(expected):
+        raise _Rejected("count", f"the candidate returned {len(got)} outputs, expected {len(expected)}")
+    for i, (g, e) in enumerate(zip(got, expected)):
+        for kind, got_value, expected_value in (("shape", list(g.shape), list(e.shape)), ("dtype", g.dtype, e.dtype),
+                                                ("device", g.device, e.device)):
+            if got_value != expected_value:
+                raise _Rejected(kind, f"output {i} has {kind} {got_value}, expected {expected_value}",
+                                output_index=i)
+
+
+def _compare(index: int, got: torch.Tensor, expected: torch.Tensor, tolerance: Tolerance | None) -> _Errors:
+    """Same NaN and ±inf positions, finite values close element-wise and as a whole."""
+    tol = tolerance or default_tolerance(expected.dtype)
+    work = torch.float32 if expected.is_floating_point() and expected.element_size() <= 4 else torch.float64
+    g, e = got.detach().cpu().to(work), expected.detach().cpu().to(work)
+    diff = (g - e).abs()  # NaN where either is NaN or both are the same infinity
+    finite = torch.isfinite(diff)
+    errors = _Errors(_max(torch.where(finite, diff, 0.0)), _max(torch.where(finite & (e != 0), diff / e.abs(), 0.0)))
+    if expected.is_floating_point():  # torch.isclose(equal_nan=True), in fewer passes; infinities exact
+        close = (g == e) | (finite & (diff <= tol.atol + tol.rtol * e.abs())) | (torch.isnan(g) & torch.isnan(e))
+    else:
+        close = got.detach().cpu() == expected.detach().cpu()
+    if not close.all():
+        raise _mismatch(index, ~close, g, e, errors)
+    if expected.is_floating_point() and tol.rtol > 0:
+        _require_close_overall(index, torch.where(finite, g, 0.0), torch.where(finite, e, 0.0), tol, errors)
+    return errors
+
+
+def _mismatch(index: int, bad: torch.Tensor, g: torch.Tensor, e: torch.Tensor, errors: _Errors) -> _Rejected:
+    first = _first(bad)
+    expected, got = e[first].item(), g[first].item()
+    note = ""
+    if math.isnan(expected) != math.isnan(got):
+        note = " (NaN positions must match the reference)"
+    elif math.isinf(expected) or math.isinf(got):
+        note = " (±inf positions must match the reference)"
+    count = int(bad.sum())
+    return _Rejected(
+        "values", f"output {index} differs at {count} of {bad.numel()} elements",
+        f"first at index {first}: expected {_fmt(expected)}, got {_fmt(got)}{note}; "
+        f"max abs error {errors.max_abs:.3g}",
+        output_index=index, max_abs_error=errors.max_abs, max_rel_error=errors.max_rel, mismatches=count,
+        first_mismatch=first, expected=expected, got=got,
+    )
+
+
+def _require_close_overall(index: int, g: torch.Tensor, e: torch.Tensor, tol: Tolerance, errors: _Errors) -> None:
+    """Reject outputs that pass only because the expected values are below ``atol`` (e.g. zeros).
+
+    A correct kernel's relative L2 error is a few rounding errors; this fails it only when its
+    outputs are tiny through cancellation of much larger intermediates.
+    """
+    scale = float(e.norm())
+    if scale == 0.0:
+        return
+    relative = float((g - e).norm()) / scale
+    limit = NORM_FACTOR * tol.rtol
+    if relative > limit:
+        raise _Rejected(
+            "values", f"output {index} is wrong as a whole",
+            f"every element is within atol {tol.atol:g} of the reference, but the relative L2 error is "
+            f"{relative:.3g} (limit {limit:.3g}); expected values reach {_max(e.abs()):.3g}, "
+            f"got values reach {_max(g.abs()):.3g}",
+            output_index=index, max_abs_error=errors.max_abs, max_rel_error=errors.max_rel,
+        )
+
+
+def _scribble(outputs: tuple[torch.Tensor, ...]) -> None:
+    """Fill the reference's outputs with 0xFF bytes (NaN for floats, -1 for integers).
+
+    A candidate that kept a reference output, or is handed its freed memory by the allocator,
+    then finds garbage instead of the right answer.
+    """
+    for tensor in outputs:
+        storage = tensor.untyped_storage()
+        torch.empty(0, dtype=torch.uint8, device=tensor.device).set_(storage).fill_(0xFF)
+
+
+def _first(mask: torch.Tensor) -> tuple[int, ...]:
+    flat = int(mask.reshape(-1).nonzero()[0])
+    index = []
+    for size in reversed(mask.shape):
+        index.append(flat % size)
+        flat //= size
+    return tuple(reversed(index))
+
+
+def _max(tensor: torch.Tensor) -> float:
+    return float(tensor.max()) if tensor.numel() else 0.0
+
+
+def _fmt(value) -> str:
+    if isinstance(value, torch.Tensor):
+        value = value.item()
+    return str(value) if isinstance(value, (bool, int)) else f"{value:.6g}"
