@@ -27,7 +27,9 @@ extern "C" __global__ __aicore__ void scale(GM_ADDR x, GM_ADDR y, uint32_t n, fl
     pipe.InitBuffer(queue, 1, n * sizeof(float));
     LocalTensor<float> t = queue.AllocTensor<float>();
     DataCopy(t, xGm, n);
+    PipeBarrier<PIPE_ALL>();
     for (uint32_t i = 0; i < n; ++i) t.SetValue(i, t.GetValue(i) * alpha * extra.alpha + float(extra.n));
+    PipeBarrier<PIPE_ALL>();
     DataCopy(yGm, t, n);
     queue.FreeTensor(t);
 }

@@ -4,6 +4,11 @@ The build directory is named by a sha256 over everything that can change the lib
 source, the entry, the simulator headers, the compiler and the flags. It is built under a
 temporary name and renamed into place, under a file lock, so concurrent processes build a
 kernel once and never see half a build; ``build.json`` is written last and marks it complete.
+
+What does not depend on the kernel is built once per machine, toolchain and simulator version
+(`sim_support`): the launch runtime (``sim/launch.cpp``) as an object file linked into every
+kernel, and, with GCC, a precompiled header of the simulator API, so that a kernel build parses
+and compiles only the kernel.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from filelock import FileLock
 
 from . import config
 from ._paths import sim_include_dir
-from .toolchain import BASE_FLAGS, compile_shared, compiler_identity, cpu_flags, tree_digest
+from .toolchain import KERNEL_FLAGS, compile_shared, compiler_identity, cpu_flags, is_gcc, kernel_optimisation, tree_digest
 
 KERNEL_FILE = "kernel.cpp"
 LIBRARY_FILE = "kernel.so"
@@ -29,6 +34,16 @@ MANIFEST_FILE = "build.json"
 
 # The build appends this after the kernel source: it exports the entry through the launch ABI.
 EXPORT_SHIM = '#include "{kernel}"\n#include "sim/launch.h"\nASCENDC_SIM_EXPORT_KERNEL({entry})\n'
+
+# What the precompiled header holds: everything a kernel and its export shim include.
+PRELUDE_FILE = "sim_prelude.h"
+PRELUDE = '#include "kernel_operator.h"\n#include "sim/launch.h"\n'
+LAUNCH_SOURCE = "sim/launch.cpp"
+LAUNCH_OBJECT = "launch.o"
+# A support entry is ~50 MB (the precompiled header) and every change of the simulator headers
+# makes a new one: keep the few most recently used, and none unused for ten minutes.
+SUPPORT_KEEP = 3
+SUPPORT_IDLE_S = 600.0
 
 
 @dataclass(frozen=True)
@@ -43,13 +58,34 @@ class SimBuild:
     cached: bool
 
 
+@dataclass(frozen=True)
+class SimSupport:
+    """The per-machine part of every kernel build: the launch runtime and the precompiled header."""
+
+    key: str
+    directory: Path
+    launch_object: Path
+    prelude: Path | None  # passed with -include (its .gch beside it); None when the compiler has none
+    seconds: float  # build time; 0.0 when it came from the cache
+
+
 @functools.lru_cache(maxsize=None)
 def sim_headers_digest() -> str:
     return tree_digest(sim_include_dir())
 
 
+def compile_flags() -> tuple[str, ...]:
+    """Flags for compiling kernels, the launch runtime and the precompiled header (never -shared)."""
+    return (*KERNEL_FLAGS, *kernel_optimisation(config.cxx()), *cpu_flags(), "-fvisibility=hidden")
+
+
 def build_flags() -> tuple[str, ...]:
-    return (*BASE_FLAGS, *cpu_flags(), "-fvisibility=hidden")
+    return (*compile_flags(), "-shared")
+
+
+def support_key() -> str:
+    parts = {"headers": sim_headers_digest(), "compiler": compiler_identity(config.cxx()), "flags": compile_flags()}
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 
 
 def build_key(source: str, entry: str) -> str:
@@ -59,6 +95,7 @@ def build_key(source: str, entry: str) -> str:
         "headers": sim_headers_digest(),
         "compiler": compiler_identity(config.cxx()),
         "flags": build_flags(),
+        "support": support_key(),
     }
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 
@@ -73,32 +110,97 @@ def build_sim_kernel(source: str, entry: str) -> SimBuild:
     directory = builds_root() / key[:2] / key
     if _complete(directory):
         return SimBuild(entry, key, directory, directory / LIBRARY_FILE, 0.0, True)
+    support = sim_support()
     directory.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(str(directory) + ".lock"):
         if _complete(directory):
             return SimBuild(entry, key, directory, directory / LIBRARY_FILE, 0.0, True)
-        seconds = _build_into(directory, source, entry)
+        seconds = _build_into(directory, source, entry, support)
     return SimBuild(entry, key, directory, directory / LIBRARY_FILE, seconds, False)
+
+
+def sim_support() -> SimSupport:
+    """The launch runtime object and precompiled header for this toolchain; built on first use."""
+    key = support_key()
+    directory = config.cache_dir() / "sim" / "support" / key
+    if (directory / MANIFEST_FILE).is_file():
+        return _load_support(directory, key, 0.0)
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(directory) + ".lock"):
+        if (directory / MANIFEST_FILE).is_file():
+            return _load_support(directory, key, 0.0)
+        seconds = _build_support(directory)
+    _prune_support(directory.parent)
+    return _load_support(directory, key, seconds)
+
+
+def _load_support(directory: Path, key: str, seconds: float) -> SimSupport:
+    os.utime(directory / MANIFEST_FILE)  # marks it used, for _prune_support
+    manifest = json.loads((directory / MANIFEST_FILE).read_text())
+    prelude = directory / PRELUDE_FILE if manifest["precompiled_header"] else None
+    return SimSupport(key, directory, directory / LAUNCH_OBJECT, prelude, seconds)
+
+
+def _prune_support(root: Path) -> None:
+    """Delete support entries of other header versions beyond the SUPPORT_KEEP most recently used."""
+    used = {}
+    for entry in root.iterdir():
+        try:
+            used[entry] = (entry / MANIFEST_FILE).stat().st_mtime
+        except OSError:  # a lock file, a build under way, or an entry another process just pruned
+            continue
+    for entry in sorted(used, key=used.__getitem__, reverse=True)[SUPPORT_KEEP:]:
+        if time.time() - used[entry] > SUPPORT_IDLE_S:
+            shutil.rmtree(entry, ignore_errors=True)
+
+
+def _build_support(directory: Path) -> float:
+    staging = directory.with_name(f".{directory.name}.{os.getpid()}.tmp")
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    try:
+        started = time.perf_counter()
+        include = f"-I{sim_include_dir()}"
+        compile_shared([*compile_flags(), include, "-c", str(sim_include_dir() / LAUNCH_SOURCE), "-o", LAUNCH_OBJECT],
+                       staging, "the simulator launch runtime")
+        (staging / PRELUDE_FILE).write_text(PRELUDE)
+        precompiled = is_gcc(config.cxx())
+        if precompiled:
+            compile_shared([*compile_flags(), include, "-x", "c++-header", PRELUDE_FILE, "-o", PRELUDE_FILE + ".gch"],
+                           staging, "the simulator's precompiled header")
+        seconds = time.perf_counter() - started
+        manifest = {"seconds": seconds, "precompiled_header": precompiled, "flags": compile_flags(),
+                    "compiler": compiler_identity(config.cxx())}
+        (staging / MANIFEST_FILE).write_text(json.dumps(manifest, indent=1))
+        shutil.rmtree(directory, ignore_errors=True)  # an incomplete leftover of a killed build
+        os.replace(staging, directory)
+        return seconds
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
 
 
 def _complete(directory: Path) -> bool:
     return (directory / MANIFEST_FILE).is_file() and (directory / LIBRARY_FILE).is_file()
 
 
-def _build_into(directory: Path, source: str, entry: str) -> float:
+def _build_into(directory: Path, source: str, entry: str, support: SimSupport) -> float:
     staging = directory.with_name(f".{directory.name}.{os.getpid()}.tmp")
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
     try:
         (staging / KERNEL_FILE).write_text(source)
         (staging / "export.cpp").write_text(EXPORT_SHIM.format(kernel=KERNEL_FILE, entry=entry))
+        prelude = ["-include", str(support.prelude)] if support.prelude else []
         started = time.perf_counter()
         log = compile_shared(
-            [*build_flags(), f"-I{sim_include_dir()}", "export.cpp", "-o", LIBRARY_FILE], staging, f"kernel {entry}"
+            [*build_flags(), f"-I{sim_include_dir()}", *prelude, "export.cpp", str(support.launch_object),
+             "-o", LIBRARY_FILE],
+            staging, f"kernel {entry}",
         )
         seconds = time.perf_counter() - started
         (staging / "build.log").write_text(log)
-        manifest = {"entry": entry, "seconds": seconds, "flags": build_flags(), "compiler": compiler_identity(config.cxx())}
+        manifest = {"entry": entry, "seconds": seconds, "flags": build_flags(), "compiler": compiler_identity(config.cxx()),
+                    "support": support.key}
         (staging / MANIFEST_FILE).write_text(json.dumps(manifest, indent=1))
         shutil.rmtree(directory, ignore_errors=True)  # an incomplete leftover of a killed build
         os.replace(staging, directory)

@@ -26,6 +26,8 @@ from .runtime import load_library
 from .sandbox import run_in_child
 from .soc import get_soc
 
+CONTRACT_EXPORT = '\n#include "sim/contract_export.h"\n'  # after the source: line numbers stay
+
 ARG_POINTER, ARG_INT, ARG_UINT, ARG_FLOAT, ARG_STRUCT = range(5)
 _KIND_NAMES = {ARG_POINTER: "pointer (GM_ADDR)", ARG_INT: "signed integer", ARG_UINT: "unsigned integer",
                ARG_FLOAT: "floating-point", ARG_STRUCT: "struct"}
@@ -63,6 +65,15 @@ class RunReport:
         return total
 
 
+@dataclass(frozen=True)
+class Tiling:
+    """What a contract kernel's host tiling function returned for one set of shapes."""
+
+    data: bytes  # the TilingData bytes
+    block_dim: int  # 0: the kernel cannot handle these shapes
+    workspace_bytes: int
+
+
 def find_entry(source: str) -> str:
     """The kernel entry's name, when the source declares exactly one."""
     names = list(dict.fromkeys(_ENTRY_RE.findall(source)))
@@ -82,12 +93,32 @@ class SimKernel:
         self.build = build
         self.source = source
         self.filename = filename
-        self._library = load_library(str(build.library))
-        self.params: list[tuple[int, int]] = [tuple(a) for a in self._library.args]
+        self._loaded = None
+
+    @property
+    def _library(self):
+        """The library, loaded into this process on first in-process use (never by launch_isolated):
+        loading runs the kernel's static initialisers, which untrusted code must not run here."""
+        if self._loaded is None:
+            self._loaded = load_library(str(self.build.library))
+        return self._loaded
+
+    @property
+    def params(self) -> list[tuple[int, int]]:
+        """(kind, size) of each kernel parameter."""
+        return [tuple(a) for a in self._library.args]
 
     @property
     def entry(self) -> str:
         return self.build.entry
+
+    def tiling(self, shapes: list[list[int]], soc: str | None = None) -> Tiling:
+        """Run the kernel contract's host tiling function for these shapes (inputs, then outputs)."""
+        profile = get_soc(soc or config.default_soc())
+        if not self._library.has_tiling:
+            raise KernelArgumentError(f"{self.entry} was not built with the kernel contract's tiling function")
+        data, blocks, workspace = self._library.tiling(profile.vector_cores, [list(map(int, s)) for s in shapes])
+        return Tiling(data, blocks, workspace)
 
     def launch(self, block_dim: int, *args: Any, soc: str | None = None) -> RunReport:
         """Run on ``block_dim`` logical cores in this process; raise SimulatorError on a rule violation."""
@@ -141,15 +172,18 @@ class SimKernel:
         return SimulatorError(diag["kind"], diag["message"], file, line, diag["block"], source_line)
 
 
-def compile_kernel(source: str, entry: str | None = None, *, filename: str = "kernel.cpp") -> SimKernel:
+def compile_kernel(source: str, entry: str | None = None, *, filename: str = "kernel.cpp",
+                   contract: bool = False) -> SimKernel:
     """Build ``source`` for the simulator (or reuse an identical earlier build) and load it.
 
-    ``filename`` is what diagnostics call the source file.
+    ``filename`` is what diagnostics call the source file. ``contract``: the source follows the
+    kernel contract (generate.py), whose host tiling function is then exported too.
     """
     name = entry or find_entry(source)
     if not re.fullmatch(r"[A-Za-z_]\w*", name):
         raise KernelArgumentError(f"entry {name!r} is not a C identifier")
-    return SimKernel(build_sim_kernel(source, name), source, filename)
+    built = source + CONTRACT_EXPORT if contract else source
+    return SimKernel(build_sim_kernel(built, name), source, filename)
 
 
 def _launch_in_child(build: SimBuild, source: str, filename: str, block_dim: int, args: list, soc: str | None):

@@ -1,8 +1,23 @@
 """The Ascend SoCs we generate for, with the facts kernels and the cost model depend on.
 
 Core counts and UB sizes are from CANN 8.1's platform config files (see ../shared/ASCENDC.md).
-Bandwidth and clock figures are approximate public spec-sheet numbers; they scale the
-simulator's time estimate and matter only relative to each other.
+Clock, bandwidth and per-core copy rate scale the simulator's time estimate (cost_model.h); they
+matter mostly relative to each other. Where each number comes from:
+
+- clock_ghz: the AI core clock, ``[AICoreSpec] cube_freq`` of CANN's platform config
+  (``<cann>/<arch>-linux/data/platform_config/<soc>.ini``) as quoted in public repositories:
+  Ascend910B2 1800 MHz, Ascend910B1 and the Atlas A3 die 1850 MHz, Ascend910B4 1500 MHz.
+  Ascend910B3 and Ascend910_9362 (no public quote found): assumed equal to their 48-core parts.
+  Ascend310P3: derived from the Atlas 300I Duo spec sheet (280 TOPS INT8 for two chips): 140e12 /
+  (8 AI cores x 16*32*16 int8 MACs x 2) = 1.07 GHz.
+- hbm_gb_per_s: the chip's aggregate GM bandwidth. 910B (64 GB HBM2e) and one Atlas A3 die:
+  1.6 TB/s, the figure public 910B/910C analyses use (the platform config's ddr_rate=32 bytes a
+  cycle x 24 AI cores x 1.8 GHz = 1.38 TB/s agrees in magnitude). Ascend910B4 has half the HBM
+  (memory_size=32 GiB): assumed half the bandwidth. Ascend310P3: LPDDR4X, 204.8 GB/s (Atlas 300I
+  Pro spec sheet; the two-chip Atlas 300I Duo lists 408 GB/s).
+- core_bytes_per_cycle: what one core's MTE moves a cycle, ``[AICoreMemoryRates] ddr_rate=32``
+  in the Ascend910B1 and Ascend910B4 platform configs (as quoted publicly); assumed the same for the
+  other parts, 310P included.
 """
 
 from __future__ import annotations
@@ -26,7 +41,7 @@ class SocProfile:
     has_bf16: bool  # bf16 as a storage type (moves and Cast); no SoC here has bf16 vector arithmetic
     clock_ghz: float
     hbm_gb_per_s: float  # the chip's aggregate GM bandwidth
-    core_bytes_per_cycle: float  # what one core's MTE2/MTE3 moves per cycle (assumption: 64)
+    core_bytes_per_cycle: float  # what one core's MTE2/MTE3 moves per cycle (platform config ddr_rate)
 
     def as_sim_dict(self) -> dict:
         """The fields the simulator's launch ABI takes (``SimSocProfile`` in launch_abi.h)."""
@@ -42,21 +57,21 @@ class SocProfile:
         }
 
 
-def _a2(name: str, vector_cores: int, hbm_gb_per_s: float) -> SocProfile:
-    return SocProfile(name, ARCH_A2, vector_cores, vector_cores // 2, 196608, True, True, 1.8, hbm_gb_per_s, 64.0)
+def _a2(name: str, vector_cores: int, hbm_gb_per_s: float, clock_ghz: float) -> SocProfile:
+    return SocProfile(name, ARCH_A2, vector_cores, vector_cores // 2, 196608, True, True, clock_ghz, hbm_gb_per_s, 32.0)
 
 
 SOCS: dict[str, SocProfile] = {
     soc.name: soc
     for soc in (
-        _a2("Ascend910B1", 48, 1600.0),
-        _a2("Ascend910B2", 48, 1600.0),
-        _a2("Ascend910B3", 40, 1600.0),
-        _a2("Ascend910B4", 40, 800.0),
-        _a2("Ascend910_9391", 48, 1600.0),
-        _a2("Ascend910_9362", 40, 1600.0),
-        # 310P: vector code runs on the 8 AI cores; LPDDR4X at 204.8 GB/s (Atlas 300I Pro spec sheet).
-        SocProfile("Ascend310P3", ARCH_310P, 8, 8, 262144, False, False, 1.0, 204.8, 32.0),
+        _a2("Ascend910B1", 48, 1600.0, 1.85),
+        _a2("Ascend910B2", 48, 1600.0, 1.8),
+        _a2("Ascend910B3", 40, 1600.0, 1.8),
+        _a2("Ascend910B4", 40, 800.0, 1.5),
+        _a2("Ascend910_9391", 48, 1600.0, 1.85),
+        _a2("Ascend910_9362", 40, 1600.0, 1.85),
+        # 310P: vector code runs on the 8 AI cores (coupled architecture).
+        SocProfile("Ascend310P3", ARCH_310P, 8, 8, 262144, False, False, 1.07, 204.8, 32.0),
     )
 }
 

@@ -22,6 +22,8 @@ using ArgsFn = int (*)(const SimArgInfo**);
 using OpCountFn = int (*)();
 using OpNameFn = const char* (*)(int);
 using RunFn = int (*)(const SimLaunchRequest*, SimLaunchResult*);
+using TilingSizeFn = uint32_t (*)();
+using TilingFn = uint32_t (*)(uint32_t, int32_t, const int32_t*, const int64_t*, void*, uint64_t*);
 
 template <typename Fn>
 Fn symbol(void* handle, const char* name, const std::string& path) {
@@ -61,6 +63,8 @@ public:
         int ops = symbol<OpCountFn>(handle_, "ascendc_sim_op_count", path)();
         for (int i = 0; i < ops; ++i) op_names_.emplace_back(op_name(i));
         run_ = symbol<RunFn>(handle_, "ascendc_sim_run", path);
+        tiling_size_ = reinterpret_cast<TilingSizeFn>(dlsym(handle_, "ascendc_sim_tiling_size"));
+        tiling_ = reinterpret_cast<TilingFn>(dlsym(handle_, "ascendc_sim_tiling"));
     }
     // Libraries stay loaded for the life of the process: a kernel may be launched again at any time.
 
@@ -69,6 +73,23 @@ public:
         py::list out;
         for (const SimArgInfo& a : args_) out.append(py::make_tuple(a.kind, a.size));
         return out;
+    }
+
+    bool has_tiling() const { return tiling_ != nullptr; }
+
+    // The kernel contract's host tiling for these shapes: (tiling bytes, block count, workspace bytes).
+    py::tuple tiling(uint32_t core_num, const std::vector<std::vector<int64_t>>& shapes) const {
+        if (tiling_ == nullptr) throw std::runtime_error(path_ + " exports no ascendgen_tiling function");
+        std::vector<int32_t> ranks;
+        std::vector<int64_t> dims;
+        for (const auto& shape : shapes) {
+            ranks.push_back(int32_t(shape.size()));
+            dims.insert(dims.end(), shape.begin(), shape.end());
+        }
+        std::string bytes(tiling_size_(), '\0');
+        uint64_t workspace = 0;
+        uint32_t blocks = tiling_(core_num, int32_t(shapes.size()), ranks.data(), dims.data(), bytes.data(), &workspace);
+        return py::make_tuple(py::bytes(bytes), blocks, workspace);
     }
 
     // values: one bytes object per kernel parameter holding the value to pass (an address for a pointer).
@@ -149,6 +170,8 @@ private:
     std::vector<SimArgInfo> args_;
     std::vector<std::string> op_names_;
     RunFn run_ = nullptr;
+    TilingSizeFn tiling_size_ = nullptr;
+    TilingFn tiling_ = nullptr;
 };
 
 }  // namespace
@@ -160,5 +183,7 @@ PYBIND11_MODULE(ascendgen_sim_runtime, m) {
         .def(py::init<const std::string&>())
         .def_property_readonly("name", &KernelLibrary::name)
         .def_property_readonly("args", &KernelLibrary::args)
+        .def_property_readonly("has_tiling", &KernelLibrary::has_tiling)
+        .def("tiling", &KernelLibrary::tiling)
         .def("run", &KernelLibrary::run);
 }

@@ -15,10 +15,18 @@
 
 namespace ascendc_sim {
 
-// Time stamps of one UB buffer (a queue slot or a TBuf), for the cost model's hazards.
+// Time stamps of one UB buffer (a queue slot or a TBuf), for the cost model's hazards, and the
+// last accesses for the cross-pipe synchronisation check (note_read, note_write).
 struct BufferTiming {
     double write_end = 0.0;
     double read_end = 0.0;
+    int8_t writer = -1;  // pipe of the last write not yet known to be synchronised, -1: none
+    int8_t reader = -1;  // pipe of the last read, for write-after-read
+    uint64_t write_seq = 0;
+    uint64_t read_seq = 0;
+    Loc write_loc;
+    Loc read_loc;
+    void synced() { writer = reader = -1; }
 };
 
 struct GmWrite {
@@ -26,10 +34,19 @@ struct GmWrite {
     uint64_t end;
     uint32_t epoch;
     Loc loc;
+    bool scalar = false;  // GlobalTensor::SetValue: the whole 64-byte cache lines it dirties
 };
+
+constexpr uint64_t kCacheLineBytes = 64;
 
 constexpr int kEventKinds = 64;  // HardEvent values
 constexpr int kEventIds = 8;
+
+// What one pipe has been synchronised with: for each pipe, the sequence number up to which its
+// work is known to be done. Handed from pipe to pipe by flags and queues, so it is transitive.
+struct PipeClock {
+    uint64_t seen[ASCENDC_SIM_PIPES] = {};
+};
 
 struct LaunchState {
     const SimSocProfile* soc = nullptr;
@@ -58,10 +75,17 @@ struct CoreState {
     uint8_t* ub = nullptr;
     uint32_t ub_used = 0;
     uint32_t queue_buffers[32] = {};  // per TPosition, for the event-ID limit
+    uint32_t buffers = 0;             // queue buffers and TBufs, at most 64 per kernel
     double pipe_free[ASCENDC_SIM_PIPES] = {};
     double flag_time[kEventKinds][kEventIds] = {};
     uint8_t flag_pending[kEventKinds][kEventIds] = {};
     Loc flag_loc[kEventKinds][kEventIds] = {};
+    PipeClock flag_clock[kEventKinds][kEventIds] = {};
+    // Cross-pipe ordering: every UB access gets a sequence number; clock[to].seen[from] is the last
+    // number of `from`'s work that `to` has been synchronised with (SetFlag/WaitFlag, queues, barriers).
+    uint64_t seq = 0;
+    PipeClock clock[ASCENDC_SIM_PIPES] = {};
+    Loc loc;  // the kernel line of the API call being run
     std::vector<GmWrite> gm_writes;
     uint32_t epoch = 0;
     int atomic_mode = 0;  // 0 none, 1 add, 2 max, 3 min
@@ -85,8 +109,10 @@ inline thread_local CoreState* t_core = nullptr;
 
 inline CoreState& core(Loc loc = Loc::here()) {
     if (t_core == nullptr)
-        fail(Diag::NotInKernel, loc, "AscendC API called outside a kernel launch (no current core)");
+        fail(Diag::NotInKernel, loc, "AscendC API called outside a kernel launch (no current core). Call AscendC APIs only from "
+             "the kernel entry and the functions it calls, not from host code or a static initialiser.");
     if (t_core->launch->abort.load(std::memory_order_relaxed)) throw KernelAborted{};
+    t_core->loc = loc;
     return *t_core;
 }
 
@@ -101,51 +127,84 @@ inline const SimRegion* find_region(const LaunchState& launch, uint64_t address)
     return address < region->base + std::max<uint64_t>(region->bytes, 1) ? region : nullptr;
 }
 
-// Every GM access must lie inside one tensor the launcher passed; running past the end of one
-// tensor into its neighbour is caught even if both came from one allocation.
-inline void check_gm(const void* address, uint64_t bytes, const char* api, Loc loc) {
+// The kernel argument a GlobalTensor was set on (SetGlobalBuffer), so that an access through it
+// is checked against that one tensor even when another tensor lies right behind it in memory.
+struct GmHome {
+    uint64_t base = 0;
+    uint64_t bytes = 0;
+    int32_t arg_index = -1;  // -1: not set on a launcher tensor
+};
+
+inline GmHome gm_home(const void* address) {
+    if (t_core == nullptr) return {};
+    const SimRegion* region = find_region(*t_core->launch, reinterpret_cast<uint64_t>(address));
+    return region ? GmHome{region->base, region->bytes, region->arg_index} : GmHome{};
+}
+
+[[noreturn]] inline void fail_past_end(const char* api, uint64_t begin, uint64_t bytes, uint64_t base, uint64_t size,
+                                       int32_t arg, Loc loc) {
+    uint64_t end = begin + bytes;
+    if (begin >= base + size)
+        fail(Diag::GmOutOfBounds, loc,
+             "%s accesses %llu bytes of GM starting %llu bytes past the end of kernel argument %d (a %llu-byte "
+             "tensor; bytes [%llu, %llu) from its start). Check the per-block offset and the loop bound: no tile "
+             "may start at or after the tensor's end.",
+             api, (unsigned long long)bytes, (unsigned long long)(begin - base - size), arg,
+             (unsigned long long)size, (unsigned long long)(begin - base), (unsigned long long)(end - base));
+    fail(Diag::GmOutOfBounds, loc,
+         "%s accesses GM bytes [%llu, %llu) of kernel argument %d, which has only %llu bytes: %llu bytes past its "
+         "end. Clamp the last tile to the remaining length (and move a tail that is not a multiple of 32 bytes "
+         "with DataCopyPad).",
+         api, (unsigned long long)(begin - base), (unsigned long long)(end - base), arg, (unsigned long long)size,
+         (unsigned long long)(end - base - size));
+}
+
+// Every GM access must lie inside one tensor the launcher passed: the one its GlobalTensor was set
+// on when `home` is known, else the one it starts in. Running past the end of one tensor into its
+// neighbour is caught even if both are views of one allocation.
+inline void check_gm(const void* address, uint64_t bytes, const char* api, Loc loc, const GmHome& home = {}) {
     if (bytes == 0) return;
     const CoreState& c = core(loc);
     uint64_t begin = reinterpret_cast<uint64_t>(address);
+    if (home.arg_index >= 0) {
+        if (begin >= home.base && begin + bytes <= home.base + home.bytes) return;
+        if (begin >= home.base) fail_past_end(api, begin, bytes, home.base, home.bytes, home.arg_index, loc);
+    }
     const SimRegion* region = find_region(*c.launch, begin);
     if (region == nullptr) {
         const SimRegion* below = nullptr;
         for (const SimRegion& r : c.launch->regions)
             if (r.base <= begin) below = &r;
         if (below != nullptr && below->bytes > 0)
-            fail(Diag::GmOutOfBounds, loc,
-                 "%s accesses GM %llu bytes at offset %llu of kernel argument %d, which is a %llu-byte "
-                 "tensor: the access starts %llu bytes past its end. Check the block offset and the "
-                 "length of the last tile (use the tail length, not the full tile length).",
-                 api, (unsigned long long)bytes, (unsigned long long)(begin - below->base), below->arg_index,
-                 (unsigned long long)below->bytes, (unsigned long long)(begin - below->base - below->bytes));
+            fail_past_end(api, begin, bytes, below->base, below->bytes, below->arg_index, loc);
         fail(Diag::GmOutOfBounds, loc,
-             "%s accesses GM address 0x%llx (%llu bytes), which is not inside any tensor passed to the "
-             "kernel. Check the GM_ADDR argument used and the offset added to it.",
+             "%s accesses GM address 0x%llx (%llu bytes), which is not inside any tensor passed to the kernel. "
+             "Check the GM_ADDR argument used and the offset added to it (a null or never-set GlobalTensor?).",
              api, (unsigned long long)begin, (unsigned long long)bytes);
     }
-    uint64_t end = begin + bytes;
-    uint64_t region_end = region->base + region->bytes;
-    if (end > region_end)
-        fail(Diag::GmOutOfBounds, loc,
-             "%s accesses GM bytes [%llu, %llu) of kernel argument %d, which has only %llu bytes: %llu "
-             "bytes past its end. Clamp the last tile to the remaining length (and use DataCopyPad "
-             "for a tail that is not a multiple of 32 bytes).",
-             api, (unsigned long long)(begin - region->base), (unsigned long long)(end - region->base),
-             region->arg_index, (unsigned long long)region->bytes, (unsigned long long)(end - region_end));
+    if (begin + bytes > region->base + region->bytes)
+        fail_past_end(api, begin, bytes, region->base, region->bytes, region->arg_index, loc);
 }
 
-inline void record_gm_write(CoreState& c, const void* address, uint64_t bytes, Loc loc) {
-    if (bytes == 0 || c.atomic_mode != 0) return;
+// A GM write, for the write-race check at the end of the launch. Copies under SetAtomicAdd/Max/Min
+// are not races. A scalar SetValue goes through the core's data cache, which writes whole 64-byte
+// lines back, so cores must keep their scalar writes a cache line apart (SetValue-3.md).
+inline void record_gm_write(CoreState& c, const void* address, uint64_t bytes, Loc loc, bool scalar = false) {
+    if (bytes == 0 || (c.atomic_mode != 0 && !scalar)) return;
     uint64_t begin = reinterpret_cast<uint64_t>(address);
+    uint64_t end = begin + bytes;
+    if (scalar) {
+        begin &= ~(kCacheLineBytes - 1);
+        end = (end + kCacheLineBytes - 1) & ~(kCacheLineBytes - 1);
+    }
     if (!c.gm_writes.empty()) {
         GmWrite& last = c.gm_writes.back();
-        if (last.end == begin && last.epoch == c.epoch) {
-            last.end = begin + bytes;
+        if (last.epoch == c.epoch && last.scalar == scalar && begin >= last.begin && begin <= last.end) {
+            last.end = std::max(last.end, end);
             return;
         }
     }
-    c.gm_writes.push_back(GmWrite{begin, begin + bytes, c.epoch, loc});
+    c.gm_writes.push_back(GmWrite{begin, end, c.epoch, loc, scalar});
 }
 
 // ---- UB operands -------------------------------------------------------------------------------
@@ -196,9 +255,13 @@ inline void check_dtype(DType dtype, uint32_t a2_dtypes, uint32_t p310_dtypes, c
     std::string names;
     for (int d = 0; d < static_cast<int>(DType::Count); ++d)
         if (supported & (1u << d)) names += std::string(names.empty() ? "" : ", ") + dtype_name(static_cast<DType>(d));
-    const char* hint = dtype == DType::BF16 ? " bfloat16 has no vector arithmetic: Cast it to float, compute, and Cast back." : "";
+    const char* hint = dtype == DType::BF16
+                           ? (soc.arch == 1 ? " This SoC has no bfloat16 at all: use half or float tensors."
+                                            : " bfloat16 has no vector arithmetic here: Cast it to float, compute, "
+                                              "and Cast back.")
+                           : " Cast the data to a supported type first, or use another instruction.";
     fail(Diag::UnsupportedDtype, loc, "%s does not support %s on %s (supported: %s).%s", api, dtype_name(dtype),
-         soc.name, names.c_str(), hint);
+         soc.name, names.empty() ? "none" : names.c_str(), hint);
 }
 
 // ---- counters and the time line -------------------------------------------------------------------
@@ -210,10 +273,74 @@ inline double ready_time(std::initializer_list<const BufferTiming*> sources) {
     return t;
 }
 
+// ---- cross-pipe synchronisation ---------------------------------------------------------------------
+
+inline const char* pipe_name(int pipe) {
+    static const char* const names[ASCENDC_SIM_PIPES] = {"MTE2", "V", "MTE3", "S"};
+    return names[pipe];
+}
+
+// The pipes of one core run in parallel; an instruction may use a UB buffer that another pipe wrote
+// (or is reading) only after a synchronisation from that pipe: a queue's EnQue/DeQue, a
+// SetFlag/WaitFlag pair or PipeBarrier<PIPE_ALL> (SetFlag-WaitFlag(ISASI).md).
+[[noreturn]] inline void fail_pipe_race(CoreState& c, int pipe, int other, bool write_after_read, const Loc& other_loc) {
+    fail(Diag::PipeRace, c.loc,
+         "this call %s a UB buffer on the %s pipe that the %s pipe %s at line %d, with no synchronisation from %s "
+         "to %s in between; on the NPU the pipes run in parallel, so it %s. Pass the tensor through a TQue "
+         "(EnQue, then DeQue before use), or put SetFlag<HardEvent::%s_%s>(id) after line %d and "
+         "WaitFlag<HardEvent::%s_%s>(id) before this call.",
+         write_after_read ? "writes" : "reads", pipe_name(pipe), pipe_name(other),
+         write_after_read ? "read" : "wrote", other_loc.line, pipe_name(other), pipe_name(pipe),
+         write_after_read ? "may overwrite data before it has been read" : "may read stale data",
+         pipe_name(other), pipe_name(pipe), other_loc.line, pipe_name(other), pipe_name(pipe));
+}
+
+inline void note_read(CoreState& c, BufferTiming* b, int pipe) {
+    if (b == nullptr) return;
+    if (b->writer >= 0 && b->writer != pipe && c.clock[pipe].seen[b->writer] < b->write_seq)
+        fail_pipe_race(c, pipe, b->writer, false, b->write_loc);
+    b->reader = int8_t(pipe);
+    b->read_seq = ++c.seq;
+    b->read_loc = c.loc;
+}
+
+inline void note_write(CoreState& c, BufferTiming* b, int pipe) {
+    if (b == nullptr) return;
+    if (b->writer >= 0 && b->writer != pipe && c.clock[pipe].seen[b->writer] < b->write_seq)
+        fail_pipe_race(c, pipe, b->writer, false, b->write_loc);
+    // A scalar read is done when the next instruction issues, so only MTE/V reads can be overtaken.
+    if (b->reader >= 0 && b->reader != pipe && b->reader != kPipeS && c.clock[pipe].seen[b->reader] < b->read_seq)
+        fail_pipe_race(c, pipe, b->reader, true, b->read_loc);
+    b->writer = int8_t(pipe);
+    b->write_seq = ++c.seq;
+    b->write_loc = c.loc;
+}
+
+// What `from` hands on when it signals now (SetFlag, EnQue): all its own work so far, and what it
+// has itself waited for.
+inline PipeClock signal_clock(const CoreState& c, int from) {
+    PipeClock k = c.clock[from];
+    k.seen[from] = c.seq;
+    return k;
+}
+
+// `to` waits for a signal (WaitFlag, DeQue).
+inline void wait_clock(CoreState& c, int to, const PipeClock& k) {
+    for (int p = 0; p < ASCENDC_SIM_PIPES; ++p) c.clock[to].seen[p] = std::max(c.clock[to].seen[p], k.seen[p]);
+}
+
+inline void sync_all_pipes(CoreState& c) {
+    for (PipeClock& k : c.clock)
+        for (uint64_t& s : k.seen) s = c.seq;
+}
+
 // Books one instruction on `pipe`: it starts when the pipe is free, its sources are written and its
 // destination's previous readers and writer are done.
 inline void schedule(CoreState& c, int pipe, double cost_ns, std::initializer_list<BufferTiming*> sources,
                      BufferTiming* dest) {
+    for (BufferTiming* s : sources)
+        if (s != dest) note_read(c, s, pipe);
+    note_write(c, dest, pipe);
     double start = c.pipe_free[pipe];
     for (const BufferTiming* s : sources)
         if (s != nullptr) start = std::max(start, s->write_end);

@@ -71,7 +71,34 @@ struct CopyPlan {
 
 inline void check_block_count(uint32_t count, const char* api, Loc loc) {
     if (count < 1 || count > 4095)
-        fail(Diag::BadArgument, loc, "%s: blockCount is %u; it must be 1 to 4095", api, count);
+        fail(Diag::BadArgument, loc,
+             "%s: blockCount is %u; it must be 1 to 4095. %s", api, count,
+             count == 0 ? "Skip the copy when there is nothing to move."
+                        : "Split the copy into several calls of at most 4095 blocks.");
+}
+
+// DataCopy/DataCopyPad dtypes (基础数据搬运.md, DataCopyPad(ISASI).md): every 1/2/4/8-byte type on
+// Atlas A2/A3; no bfloat16_t on 310P.
+constexpr uint32_t kCopyTypesA2 = ascendc_sim::dtype_bit(ascendc_sim::DType::Count) - 1;
+constexpr uint32_t kCopyTypes310P = kCopyTypesA2 & ~ascendc_sim::dtype_bit(ascendc_sim::DType::BF16);
+
+template <typename T>
+void check_copy_dtype(const char* api, Loc loc) {
+    ascendc_sim::check_dtype(ascendc_sim::dtype_of<T>, kCopyTypesA2, kCopyTypes310P, api, loc);
+}
+
+// DataCopy needs GM aligned to the element size (基础数据搬运.md; DataCopyPad does not). A
+// misaligned address usually means an element offset added to the GM_ADDR byte pointer.
+template <typename T>
+void check_gm_element_aligned(const GlobalTensor<T>& gm, const char* api, Loc loc) {
+    uint64_t address = reinterpret_cast<uint64_t>(gm.GetPhyAddr());
+    if (address % sizeof(T) == 0) return;
+    const ascendc_sim::GmHome& home = gm.sim_home();
+    fail(Diag::BadArgument, loc,
+         "%s: the GM address is %llu bytes into kernel argument %d, not a multiple of sizeof(%s) = %zu. Add element "
+         "offsets to a typed pointer ((__gm__ %s *)x + offset), not to the GM_ADDR byte pointer.",
+         api, (unsigned long long)(home.arg_index >= 0 ? address - home.base : address), home.arg_index,
+         ascendc_sim::dtype_name(ascendc_sim::dtype_of<T>), sizeof(T), ascendc_sim::dtype_name(ascendc_sim::dtype_of<T>));
 }
 
 template <typename T>
@@ -92,7 +119,8 @@ inline void check_ub_span(const void* data, uint64_t span, uint64_t capacity, co
     if (offset % ascendc_sim::kBlockBytes != 0)
         fail(Diag::UbMisaligned, loc,
              "%s: the UB %s starts at byte offset %llu, not 32-byte aligned; UB operands of data copies must "
-             "start on a 32-byte boundary",
+             "start on a 32-byte boundary. Offset LocalTensors only by multiples of 32 bytes (copy into an aligned "
+             "buffer and shift with a vector op, or use GM offsets instead).",
              api, role, (unsigned long long)offset);
     if (span > capacity)
         fail(Diag::LocalOverrun, loc,
@@ -105,8 +133,12 @@ inline void check_ub_span(const void* data, uint64_t span, uint64_t capacity, co
 template <typename T>
 void atomic_store(CoreState& c, T* dst, const T* src, uint64_t count, Loc loc) {
     if (c.atomic_dtype != ascendc_sim::dtype_of<T>)
-        fail(Diag::BadArgument, loc, "atomic copy of %s while the atomic mode was set for %s",
-             ascendc_sim::dtype_name(ascendc_sim::dtype_of<T>), ascendc_sim::dtype_name(c.atomic_dtype));
+        fail(Diag::BadArgument, loc,
+             "atomic copy of %s to GM while the atomic mode was set for %s; the accumulation would treat the "
+             "bytes as the wrong type. Call SetAtomicAdd<%s>() (or Max/Min) before this copy, and SetAtomicNone() "
+             "after it.",
+             ascendc_sim::dtype_name(ascendc_sim::dtype_of<T>), ascendc_sim::dtype_name(c.atomic_dtype),
+             ascendc_sim::dtype_name(ascendc_sim::dtype_of<T>));
     std::lock_guard<std::mutex> guard(c.launch->atomic_mutex);
     for (uint64_t i = 0; i < count; ++i) {
         float a = float(dst[i]), b = float(src[i]);
@@ -138,10 +170,8 @@ void gm_to_ub(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const CopyP
     check_ub_span(dst.GetPhyAddrPtr(), plan.dst_span(), uint64_t(dst.GetSize()) * sizeof(T), api, "destination", loc);
     const uint8_t* gm = reinterpret_cast<const uint8_t*>(src.GetPhyAddr());
     uint8_t* ub = reinterpret_cast<uint8_t*>(dst.GetPhyAddrPtr());
-    for (uint32_t i = 0; i < plan.count; ++i) {
-        ascendc_sim::check_gm(gm + i * plan.src_pitch, plan.bytes, api, loc);
-        std::memcpy(ub + i * plan.dst_pitch, gm + i * plan.src_pitch, plan.bytes);
-    }
+    for (uint32_t i = 0; i < plan.count; ++i) ascendc_sim::check_gm(gm + i * plan.src_pitch, plan.bytes, api, loc, src.sim_home());
+    for (uint32_t i = 0; i < plan.count; ++i) std::memcpy(ub + i * plan.dst_pitch, gm + i * plan.src_pitch, plan.bytes);
     uint64_t moved = plan.bytes * plan.count;
     c.report->gm_to_ub_bytes += moved;
     c.report->data_copies += 1;
@@ -155,11 +185,10 @@ void ub_to_gm(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const CopyP
     check_ub_span(src.GetPhyAddrPtr(), plan.src_span(), uint64_t(src.GetSize()) * sizeof(T), api, "source", loc);
     uint8_t* gm = reinterpret_cast<uint8_t*>(dst.GetPhyAddr());
     const uint8_t* ub = reinterpret_cast<const uint8_t*>(src.GetPhyAddrPtr());
-    for (uint32_t i = 0; i < plan.count; ++i) {
-        ascendc_sim::check_gm(gm + i * plan.dst_pitch, plan.bytes, api, loc);
+    for (uint32_t i = 0; i < plan.count; ++i) ascendc_sim::check_gm(gm + i * plan.dst_pitch, plan.bytes, api, loc, dst.sim_home());
+    for (uint32_t i = 0; i < plan.count; ++i)
         store_gm(c, reinterpret_cast<T*>(gm + i * plan.dst_pitch), reinterpret_cast<const T*>(ub + i * plan.src_pitch),
                  plan.bytes, loc);
-    }
     uint64_t moved = plan.bytes * plan.count;
     c.report->ub_to_gm_bytes += moved;
     c.report->data_copies += 1;
@@ -188,9 +217,24 @@ inline CopyPlan contiguous_plan(uint64_t bytes) { return CopyPlan{1, bytes, byte
 
 inline CopyPlan block_plan(const DataCopyParams& p, const char* api, Loc loc) {
     check_block_count(p.blockCount, api, loc);
-    if (p.blockLen == 0) fail(Diag::BadArgument, loc, "%s: blockLen is 0; it counts 32-byte blocks, 1 to 65535", api);
+    if (p.blockLen == 0)
+        fail(Diag::BadArgument, loc,
+             "%s: blockLen is 0; in DataCopyParams it counts 32-byte blocks (1 to 65535). Pass bytes / 32, and move "
+             "a part shorter than 32 bytes with DataCopyPad.",
+             api);
     uint64_t bytes = uint64_t(p.blockLen) * 32;
     return CopyPlan{p.blockCount, bytes, bytes + uint64_t(p.srcStride) * 32, bytes + uint64_t(p.dstStride) * 32};
+}
+
+// DataCopyPad's blockLen is in bytes (not elements, not blocks), 1 to 2097151.
+template <typename T>
+void check_pad_len(uint32_t len, const char* api, Loc loc) {
+    if (len == 0 || len > 2097151 || len % sizeof(T) != 0)
+        fail(Diag::BadArgument, loc,
+             "%s: blockLen is %u; for DataCopyPad it is a byte count from 1 to 2097151 that covers whole elements "
+             "(a multiple of sizeof(%s) = %zu). Pass count * sizeof(%s).",
+             api, len, ascendc_sim::dtype_name(ascendc_sim::dtype_of<T>), sizeof(T),
+             ascendc_sim::dtype_name(ascendc_sim::dtype_of<T>));
 }
 
 inline void require_pad_support(Loc loc) {
@@ -207,12 +251,14 @@ void pad_in(const LocalTensor<T>& dst, const GlobalTensor<T>& src, uint32_t coun
             uint32_t dst_gap_blocks, bool is_pad, uint32_t left, uint32_t right, T value, Loc loc) {
     const char* api = "DataCopyPad(GM->UB)";
     require_pad_support(loc);
+    check_copy_dtype<T>(api, loc);
     check_block_count(count, api, loc);
-    if (len == 0 || len % sizeof(T) != 0)
-        fail(Diag::BadArgument, loc, "%s: blockLen is %u bytes; it must be a positive multiple of sizeof(%s) = %zu",
-             api, len, ascendc_sim::dtype_name(ascendc_sim::dtype_of<T>), sizeof(T));
+    check_pad_len<T>(len, api, loc);
     if (left * sizeof(T) > 32 || right * sizeof(T) > 32)
-        fail(Diag::BadArgument, loc, "%s: leftPadding %u / rightPadding %u elements exceed 32 bytes", api, left, right);
+        fail(Diag::BadArgument, loc,
+             "%s: leftPadding %u / rightPadding %u elements of %zu bytes; each side may pad at most 32 bytes "
+             "(DataCopyPad(ISASI).md). Pad less, or fill the rest with Duplicate.",
+             api, left, right, sizeof(T));
     uint64_t row = uint64_t(left) * sizeof(T) + len + uint64_t(right) * sizeof(T);
     uint64_t padded = (row + 31) / 32 * 32;
     CopyPlan plan{count, padded, len + uint64_t(src_gap), padded + uint64_t(dst_gap_blocks) * 32};
@@ -223,16 +269,17 @@ void pad_in(const LocalTensor<T>& dst, const GlobalTensor<T>& src, uint32_t coun
     uint64_t elems = padded / sizeof(T);
     for (uint32_t i = 0; i < count; ++i) {
         const uint8_t* from = gm + i * plan.src_pitch;
-        ascendc_sim::check_gm(from, len, api, loc);
+        ascendc_sim::check_gm(from, len, api, loc, src.sim_home());
         T* row_out = reinterpret_cast<T*>(ub + i * plan.dst_pitch);
-        // Padding and the dummy fill up to 32 bytes: the pad value when isPad; the block's first element
-        // when no padding was asked for; otherwise undefined on the NPU, so poisoned here.
+        // Padding and the dummy fill up to 32 bytes (DataCopyPad(ISASI).md): with no left/right padding
+        // the dummy is the block's first element; with padding, the pad value when isPad, otherwise
+        // undefined on the NPU, so poisoned here.
         T first;
         std::memcpy(&first, from, sizeof(T));
-        bool poison = !is_pad && (left != 0 || right != 0);
+        bool padded_sides = left != 0 || right != 0;
         for (uint64_t e = 0; e < elems; ++e) {
-            if (poison) std::memset(row_out + e, 0xFF, sizeof(T));
-            else row_out[e] = is_pad ? value : first;
+            if (padded_sides && !is_pad) std::memset(row_out + e, 0xFF, sizeof(T));
+            else row_out[e] = padded_sides ? value : first;
         }
         std::memcpy(reinterpret_cast<uint8_t*>(row_out) + left * sizeof(T), from, len);
     }
@@ -247,10 +294,9 @@ void pad_out(const GlobalTensor<T>& dst, const LocalTensor<T>& src, uint32_t cou
              uint32_t src_gap_blocks, uint32_t dst_gap, Loc loc) {
     const char* api = "DataCopyPad(UB->GM)";
     require_pad_support(loc);
+    check_copy_dtype<T>(api, loc);
     check_block_count(count, api, loc);
-    if (len == 0 || len % sizeof(T) != 0)
-        fail(Diag::BadArgument, loc, "%s: blockLen is %u bytes; it must be a positive multiple of sizeof(%s) = %zu",
-             api, len, ascendc_sim::dtype_name(ascendc_sim::dtype_of<T>), sizeof(T));
+    check_pad_len<T>(len, api, loc);
     uint64_t padded = (uint64_t(len) + 31) / 32 * 32;
     CopyPlan plan{count, len, padded + uint64_t(src_gap_blocks) * 32, len + uint64_t(dst_gap)};
     ub_to_gm(dst, src, plan, api, loc);
@@ -261,6 +307,8 @@ void pad_out(const GlobalTensor<T>& dst, const LocalTensor<T>& src, uint32_t cou
 template <typename T>
 void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, uint32_t count,
               ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    sim_detail::check_copy_dtype<T>("DataCopy", loc);
+    sim_detail::check_gm_element_aligned(src, "DataCopy", loc);
     sim_detail::check_whole_blocks<T>(count, "DataCopy(GM->UB)", loc);
     sim_detail::gm_to_ub(dst, src, sim_detail::contiguous_plan(uint64_t(count) * sizeof(T)), "DataCopy(GM->UB)", loc);
 }
@@ -268,6 +316,8 @@ void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, uint32_t co
 template <typename T>
 void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, uint32_t count,
               ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    sim_detail::check_copy_dtype<T>("DataCopy", loc);
+    sim_detail::check_gm_element_aligned(dst, "DataCopy", loc);
     sim_detail::check_whole_blocks<T>(count, "DataCopy(UB->GM)", loc);
     sim_detail::ub_to_gm(dst, src, sim_detail::contiguous_plan(uint64_t(count) * sizeof(T)), "DataCopy(UB->GM)", loc);
 }
@@ -275,6 +325,7 @@ void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, uint32_t co
 template <typename T>
 void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t count,
               ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    sim_detail::check_copy_dtype<T>("DataCopy", loc);
     sim_detail::check_whole_blocks<T>(count, "DataCopy(UB->UB)", loc);
     sim_detail::ub_to_ub(dst, src, sim_detail::contiguous_plan(uint64_t(count) * sizeof(T)), "DataCopy(UB->UB)", loc);
 }
@@ -282,18 +333,23 @@ void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t cou
 template <typename T>
 void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyParams& params,
               ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    sim_detail::check_copy_dtype<T>("DataCopy", loc);
+    sim_detail::check_gm_element_aligned(src, "DataCopy", loc);
     sim_detail::gm_to_ub(dst, src, sim_detail::block_plan(params, "DataCopy(GM->UB)", loc), "DataCopy(GM->UB)", loc);
 }
 
 template <typename T>
 void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& params,
               ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    sim_detail::check_copy_dtype<T>("DataCopy", loc);
+    sim_detail::check_gm_element_aligned(dst, "DataCopy", loc);
     sim_detail::ub_to_gm(dst, src, sim_detail::block_plan(params, "DataCopy(UB->GM)", loc), "DataCopy(UB->GM)", loc);
 }
 
 template <typename T>
 void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& params,
               ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    sim_detail::check_copy_dtype<T>("DataCopy", loc);
     sim_detail::ub_to_ub(dst, src, sim_detail::block_plan(params, "DataCopy(UB->UB)", loc), "DataCopy(UB->UB)", loc);
 }
 

@@ -24,10 +24,11 @@ struct Loc {
     X(LocalOverrun, "local_overrun")                                                        \
     X(QueueAllocExhausted, "queue_alloc_exhausted")                                         \
     X(QueueEmptyDeque, "queue_empty_deque")                                                 \
-    X(QueueForeignTensor, "queue_foreign_tensor")                                               \
+    X(QueueForeignTensor, "queue_foreign_tensor")                                           \
     X(QueueTensorLeak, "queue_tensor_leak")                                                 \
     X(QueueDepthExceeded, "queue_depth_exceeded")                                           \
     X(UnpairedFlag, "unpaired_flag")                                                        \
+    X(PipeRace, "pipe_race")                                                                \
     X(RepeatOverflow, "repeat_overflow")                                                    \
     X(BadMask, "bad_mask")                                                                  \
     X(UnsupportedDtype, "unsupported_dtype")                                                \

@@ -53,7 +53,8 @@ enum class CostClass { Simple, Long, Reduce, Move, Composite };
     X(Axpy, "Axpy", Simple)                      \
     X(Brcb, "Brcb", Simple)                      \
     X(CopyUB, "DataCopy(UB->UB)", Move)          \
-    X(ScalarUB, "UB scalar access", Simple)
+    X(ScalarUB, "UB scalar access", Simple)      \
+    X(SetMask, "mask register write", Simple)
 
 enum class OpId {
 #define ASCENDC_SIM_OP_ENUM(id, name, cls) id,

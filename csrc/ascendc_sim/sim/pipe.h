@@ -45,7 +45,29 @@ inline EventPipes event_pipes(HardEvent event) {
 
 inline void check_event_id(int32_t id, const char* api, ascendc_sim::Loc loc) {
     if (id < 0 || id >= ascendc_sim::kEventIds)
-        ascendc_sim::fail(ascendc_sim::Diag::BadArgument, loc, "%s: event id %d is outside 0..7", api, id);
+        ascendc_sim::fail(ascendc_sim::Diag::BadArgument, loc,
+                          "%s: event id %d is outside 0..7. Get the id from GetTPipePtr()->FetchEventID(event) or "
+                          "AllocEventID<event>() instead of choosing one.",
+                          api, id);
+}
+
+// The pipes a queue joins: what writes a tensor before EnQue and what reads it after DeQue.
+constexpr int producer_pipe(TPosition p) {
+    return p == TPosition::VECIN ? ascendc_sim::kPipeMte2 : ascendc_sim::kPipeV;
+}
+constexpr int consumer_pipe(TPosition p) {
+    return p == TPosition::VECOUT ? ascendc_sim::kPipeMte3 : ascendc_sim::kPipeV;
+}
+
+// Every queue buffer and TBuf of a kernel counts against 64 (InitBuffer.md).
+inline void count_buffers(ascendc_sim::CoreState& c, uint32_t num, ascendc_sim::Loc loc) {
+    if (c.buffers + num > 64)
+        ascendc_sim::fail(ascendc_sim::Diag::TooManyBuffers, loc,
+                          "InitBuffer makes %u buffers in this kernel (queue buffers plus TBufs); at most 64 are "
+                          "possible. Put several temporaries in one TBuf and take them with GetWithOffset or "
+                          "LocalTensor offsets.",
+                          c.buffers + num);
+    c.buffers += num;
 }
 
 inline uint32_t round_up_32(uint32_t bytes) { return (bytes + 31u) / 32u * 32u; }
@@ -81,10 +103,13 @@ public:
         if (ascendc_sim::t_core == nullptr) return;
         for (uint32_t i = 0; i < num_; ++i)
             if (slots_[i].state != Free) {
-                ascendc_sim::t_core->defer(ascendc_sim::Diag::QueueTensorLeak, slots_[i].alloc_loc,
-                                           "a tensor from AllocTensor here was never freed: every AllocTensor "
-                                           "needs a matching FreeTensor (after DeQue) before the kernel ends; on "
-                                           "the NPU the next AllocTensor on this buffer would wait forever");
+                ascendc_sim::t_core->defer(
+                    ascendc_sim::Diag::QueueTensorLeak, slots_[i].alloc_loc,
+                    std::string("the tensor allocated by this AllocTensor is still held when the kernel ends (") +
+                        (slots_[i].state == Queued ? "EnQue'd but never DeQue'd" :
+                         slots_[i].state == Dequeued ? "DeQue'd but never freed" : "never EnQue'd or freed") +
+                        "); on the NPU its buffer and event stay taken. Every AllocTensor needs EnQue, DeQue and "
+                        "FreeTensor on every path, including the last tile and early exits.");
                 return;
             }
     }
@@ -98,14 +123,20 @@ public:
                 next_alloc_ = (i + 1) % num_;
                 slots_[i].state = Allocated;
                 slots_[i].alloc_loc = loc;
+                slots_[i].timing.synced();  // AllocTensor waits until the buffer's last user is done
                 return tensor<T>(i);
             }
         }
         ascendc_sim::fail(ascendc_sim::Diag::QueueAllocExhausted, loc,
                           "AllocTensor on a queue with %u buffer(s), all of which are allocated and not yet "
-                          "freed; on the NPU this waits forever. FreeTensor each tensor after its last use "
-                          "(CopyOut frees the output, Compute frees the input), or InitBuffer more buffers.",
-                          num_);
+                          "freed (the last one at line %d); on the NPU this waits forever. FreeTensor each tensor "
+                          "after its last use (CopyOut frees the output, Compute frees the input), or InitBuffer "
+                          "more buffers.",
+                          num_, slots_[(next_alloc_ + num_ - 1) % num_].alloc_loc.line);
+    }
+    template <typename T>
+    void AllocTensor(LocalTensor<T>& tensor, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+        tensor = AllocTensor<T>(loc);
     }
 
     template <typename T>
@@ -114,14 +145,17 @@ public:
         uint32_t i = slot_of(tensor, "EnQue", loc);
         if (slots_[i].state == Free || slots_[i].state == Queued)
             ascendc_sim::fail(ascendc_sim::Diag::QueueForeignTensor, loc,
-                              "EnQue of a tensor that is %s: EnQue takes a tensor from AllocTensor (or DeQue) "
-                              "of the same queue, once",
+                              "EnQue of a tensor that is %s. EnQue each tensor from this queue's AllocTensor (or "
+                              "DeQue) exactly once, and not after FreeTensor.",
                               slots_[i].state == Free ? "already freed" : "already in the queue");
         if (depth > 0 && queued_ >= uint32_t(depth))
             ascendc_sim::fail(ascendc_sim::Diag::QueueDepthExceeded, loc,
-                              "EnQue would put %u tensors in a queue of depth %d without a DeQue in between; "
-                              "declare the TQue with depth %u or DeQue before the next EnQue",
+                              "EnQue would put %u tensors in a queue of depth %d without a DeQue in between. "
+                              "DeQue before the next EnQue, or declare the TQue with depth %u (its second "
+                              "template argument; the buffer count is InitBuffer's, not the depth).",
                               queued_ + 1, depth, queued_ + 1);
+        if (ascendc_sim::t_core != nullptr)
+            slots_[i].enqueued = ascendc_sim::signal_clock(*ascendc_sim::t_core, sim_detail::producer_pipe(src));
         slots_[i].state = Queued;
         fifo_[(head_ + queued_) % kMaxBuffers] = i;
         ++queued_;
@@ -140,7 +174,23 @@ public:
         head_ = (head_ + 1) % kMaxBuffers;
         --queued_;
         slots_[i].state = Dequeued;
+        // The queue's event: the consumer pipe waits for everything the producer pipe did before EnQue.
+        ascendc_sim::CoreState& c = ascendc_sim::core(loc);
+        ascendc_sim::wait_clock(c, sim_detail::consumer_pipe(dst), slots_[i].enqueued);
+        slots_[i].timing.synced();
         return tensor<T>(i);
+    }
+    template <typename T>
+    void DeQue(LocalTensor<T>& tensor, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+        tensor = DeQue<T>(loc);
+    }
+    template <TPosition srcUserPos, TPosition dstUserPos, typename T>
+    bool EnQue(const LocalTensor<T>& tensor, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+        return EnQue<T>(tensor, loc);
+    }
+    template <TPosition srcUserPos, TPosition dstUserPos, typename T>
+    LocalTensor<T> DeQue(ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+        return DeQue<T>(loc);
     }
 
     template <typename T>
@@ -149,10 +199,12 @@ public:
         uint32_t i = slot_of(tensor, "FreeTensor", loc);
         if (slots_[i].state == Free)
             ascendc_sim::fail(ascendc_sim::Diag::QueueForeignTensor, loc,
-                              "FreeTensor of a tensor that is already free (freed twice)");
+                              "FreeTensor of a tensor that is already free (freed twice). Free each tensor from "
+                              "AllocTensor/DeQue exactly once, after its last use.");
         if (slots_[i].state == Queued)
             ascendc_sim::fail(ascendc_sim::Diag::QueueForeignTensor, loc,
-                              "FreeTensor of a tensor that is still in the queue: DeQue it first");
+                              "FreeTensor of a tensor that is still in the queue (EnQue'd, not yet DeQue'd). DeQue "
+                              "it and use it first, then FreeTensor the tensor DeQue returned.");
         slots_[i].state = Free;
     }
 
@@ -164,13 +216,21 @@ public:
             if (slots_[i].state == Free) return true;
         return false;
     }
-    void FreeAllEvent() {}
+    // Gives back the queue's event IDs, so that more queue buffers fit at its TPosition (TQue简介.md).
+    void FreeAllEvent() {
+        if (ascendc_sim::t_core != nullptr && events_ != 0) {
+            uint32_t& held = ascendc_sim::t_core->queue_buffers[static_cast<int>(src)];
+            held -= std::min(held, events_);
+        }
+        events_ = 0;
+    }
 
     // Simulator internals, used by TPipe.
     void sim_init(uint8_t* base, uint32_t num, uint32_t len) {
         base_ = base;
         num_ = num;
         len_ = len;
+        events_ = num;
         for (uint32_t i = 0; i < num; ++i) slots_[i] = Slot{};
         head_ = queued_ = next_alloc_ = 0;
     }
@@ -182,6 +242,7 @@ private:
         State state = Free;
         ascendc_sim::BufferTiming timing;
         ascendc_sim::Loc alloc_loc;
+        ascendc_sim::PipeClock enqueued;
     };
 
     void require_init(const char* api, ascendc_sim::Loc loc) const {
@@ -202,8 +263,12 @@ private:
         const uint8_t* p = reinterpret_cast<const uint8_t*>(tensor.GetPhyAddrPtr());
         if (tensor.owner() != this || p < base_ || p >= base_ + uint64_t(num_) * len_ || (p - base_) % len_ != 0)
             ascendc_sim::fail(ascendc_sim::Diag::QueueForeignTensor, loc,
-                              "%s of a tensor that did not come from this queue's AllocTensor/DeQue (a tensor of "
-                              "another queue or TBuf, or an offset view). Pass the tensor this queue handed out.",
+                              "%s of a tensor that did not come from this queue's AllocTensor/DeQue (%s). Call "
+                              "%s on the queue the tensor came from, with the tensor it handed out.",
+                              api,
+                              tensor.GetPhyAddrPtr() == nullptr ? "an empty LocalTensor"
+                              : tensor.owner() != this          ? "it belongs to another queue or a TBuf"
+                                                                : "an offset view of one",
                               api);
         return uint32_t((p - base_) / len_);
     }
@@ -216,6 +281,7 @@ private:
     uint32_t head_ = 0;
     uint32_t queued_ = 0;
     uint32_t next_alloc_ = 0;
+    uint32_t events_ = 0;  // event IDs held at the TPosition until FreeAllEvent
 };
 
 template <TPosition pos, int32_t depth = 1, auto mask = 0>
@@ -248,7 +314,9 @@ public:
                               byte_offset, (unsigned long long)(byte_offset + uint64_t(count) * sizeof(T)), len_);
         if (byte_offset % ascendc_sim::kBlockBytes != 0)
             ascendc_sim::fail(ascendc_sim::Diag::UbMisaligned, loc,
-                              "TBuf::GetWithOffset byte offset %u is not a multiple of 32 bytes", byte_offset);
+                              "TBuf::GetWithOffset byte offset %u is not a multiple of 32 bytes. Round each "
+                              "temporary's size up to 32 bytes when laying them out in the TBuf.",
+                              byte_offset);
         return LocalTensor<T>(reinterpret_cast<T*>(base_ + byte_offset), count, pos, &timing_, this);
     }
 
@@ -272,8 +340,14 @@ private:
 
 class TPipe {
 public:
-    TPipe() {
+    // Only one TPipe may exist at a time (TPipe构造函数.md: two at once hang the core).
+    TPipe(ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
         if (ascendc_sim::t_core != nullptr) {
+            if (ascendc_sim::t_core->current_pipe != nullptr)
+                ascendc_sim::fail(ascendc_sim::Diag::BadArgument, loc,
+                                  "a second TPipe is created while another one is alive; on the NPU two TPipes at "
+                                  "once hang the core. Create one TPipe in the kernel entry and pass a pointer to "
+                                  "it, or call Destroy() on the first before creating the next.");
             ub_start_ = ascendc_sim::t_core->ub_used;
             ascendc_sim::t_core->current_pipe = this;
         }
@@ -287,15 +361,19 @@ public:
         ascendc_sim::CoreState& c = ascendc_sim::core(loc);
         constexpr TPosition position = Queue::position();
         uint32_t& in_position = c.queue_buffers[static_cast<int>(position)];
-        if (num == 0 || num > uint32_t(Queue::kMaxBuffers))
-            ascendc_sim::fail(ascendc_sim::Diag::TooManyBuffers, loc,
-                              "InitBuffer with num = %u: a queue takes 1 to 64 buffers (2 is double buffering)", num);
+        if (num == 0 || num > 255)
+            ascendc_sim::fail(ascendc_sim::Diag::BadArgument, loc,
+                              "InitBuffer with num = %u: num is a uint8_t buffer count from 1 to 8 (1: single, 2: "
+                              "double buffering). Make each buffer larger instead of asking for more of them.",
+                              num);
         if (in_position + num > uint32_t(ascendc_sim::kEventIds))
             ascendc_sim::fail(ascendc_sim::Diag::TooManyBuffers, loc,
                               "InitBuffer gives this queue %u buffers, making %u queue buffers at the same "
                               "TPosition; each holds one of the 8 hardware event IDs, so at most 8 are possible. "
-                              "Use fewer queues or buffers, or a TBuf for scratch memory.",
+                              "Use fewer queues or buffers, a TBuf for scratch memory, or FreeAllEvent on queues "
+                              "no longer used.",
                               num, in_position + num);
+        sim_detail::count_buffers(c, num, loc);
         uint32_t padded = sim_detail::round_up_32(len);
         uint8_t* base = sim_detail::carve_ub(padded * num, "a queue", loc);
         in_position += num;
@@ -305,30 +383,37 @@ public:
 
     template <TPosition pos>
     bool InitBuffer(TBuf<pos>& buf, uint32_t len, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+        sim_detail::count_buffers(ascendc_sim::core(loc), 1, loc);
         uint32_t padded = sim_detail::round_up_32(len);
         buf.sim_init(sim_detail::carve_ub(padded, "a TBuf", loc), padded);
         return true;
     }
 
-    void Reset() {}
+    // Gives back all UB, buffers and event IDs of this pipe, for a new round of InitBuffer (Reset.md).
+    void Reset() {
+        if (ascendc_sim::t_core != nullptr && ascendc_sim::t_core->current_pipe == this) {
+            release();
+            for (auto& row : allocated_)
+                for (bool& a : row) a = false;
+        }
+    }
     void Destroy() {
         if (ascendc_sim::t_core != nullptr && ascendc_sim::t_core->current_pipe == this) {
-            ascendc_sim::t_core->ub_used = ub_start_;
-            for (uint32_t& n : ascendc_sim::t_core->queue_buffers) n = 0;
+            release();
             ascendc_sim::t_core->current_pipe = nullptr;
         }
     }
 
-    TEventID FetchEventID(HardEvent event) {
-        ascendc_sim::CoreState& c = ascendc_sim::core();
+    TEventID FetchEventID(HardEvent event, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+        ascendc_sim::CoreState& c = ascendc_sim::core(loc);
         int kind = static_cast<int>(event);
         for (int id = 0; id < ascendc_sim::kEventIds; ++id)
             if (c.flag_pending[kind][id] == 0 && !allocated_[kind][id]) return TEventID(id);
         return 0;
     }
     template <HardEvent event>
-    TEventID FetchEventID() {
-        return FetchEventID(event);
+    TEventID FetchEventID(ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+        return FetchEventID(event, loc);
     }
     template <HardEvent event>
     TEventID AllocEventID(ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
@@ -338,8 +423,9 @@ public:
                 allocated_[kind][id] = true;
                 return TEventID(id);
             }
-        ascendc_sim::fail(ascendc_sim::Diag::TooManyBuffers, loc,
-                          "AllocEventID: all 8 event IDs of this HardEvent are allocated; ReleaseEventID some first");
+        ascendc_sim::fail(ascendc_sim::Diag::BadArgument, loc,
+                          "AllocEventID: all 8 event IDs of this HardEvent are allocated. ReleaseEventID each id "
+                          "as soon as its WaitFlag is done (or use FetchEventID for short-lived ids).");
     }
     template <HardEvent event>
     void ReleaseEventID(TEventID id) {
@@ -347,16 +433,22 @@ public:
     }
 
 private:
+    void release() {
+        ascendc_sim::CoreState& c = *ascendc_sim::t_core;
+        c.ub_used = ub_start_;
+        c.buffers = 0;
+        for (uint32_t& n : c.queue_buffers) n = 0;
+    }
+
     uint32_t ub_start_ = 0;
     bool allocated_[ascendc_sim::kEventKinds][ascendc_sim::kEventIds] = {};
 };
 
-inline TPipe* GetTPipePtr() {
-    return ascendc_sim::t_core ? static_cast<TPipe*>(ascendc_sim::t_core->current_pipe) : nullptr;
-}
 
-inline int64_t GetBlockIdx() { return ascendc_sim::core().block_idx; }
-inline int64_t GetBlockNum() { return ascendc_sim::core().launch->block_dim; }
+inline int64_t GetBlockIdx(ascendc_sim::Loc loc = ascendc_sim::Loc::here()) { return ascendc_sim::core(loc).block_idx; }
+inline int64_t GetBlockNum(ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    return ascendc_sim::core(loc).launch->block_dim;
+}
 inline int64_t GetSubBlockIdx() { return 0; }
 inline int64_t GetTaskRatio() { return 1; }
 
@@ -372,6 +464,7 @@ void SetFlag(int32_t id, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
                           id, c.flag_loc[kind][id].line);
     c.flag_pending[kind][id] = 1;
     c.flag_loc[kind][id] = loc;
+    c.flag_clock[kind][id] = ascendc_sim::signal_clock(c, sim_detail::event_pipes(event).from);
     c.flag_time[kind][id] = c.pipe_free[sim_detail::event_pipes(event).from];
 }
 
@@ -386,15 +479,48 @@ void WaitFlag(int32_t id, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
                           "NPU this waits forever. Call SetFlag<same event>(id) first.",
                           id);
     c.flag_pending[kind][id] = 0;
-    int to = sim_detail::event_pipes(event).to;
-    c.pipe_free[to] = std::max(c.pipe_free[to], c.flag_time[kind][id]);
+    sim_detail::EventPipes pipes = sim_detail::event_pipes(event);
+    ascendc_sim::wait_clock(c, pipes.to, c.flag_clock[kind][id]);
+    c.pipe_free[pipes.to] = std::max(c.pipe_free[pipes.to], c.flag_time[kind][id]);
 }
 
 template <pipe_t pipe>
 void PipeBarrier(ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
     ascendc_sim::CoreState& c = ascendc_sim::core(loc);
-    if (pipe == PIPE_ALL) ascendc_sim::align_pipes(c, ascendc_sim::core_time(c));
+    if (pipe == PIPE_S)
+        ascendc_sim::fail(ascendc_sim::Diag::BadArgument, loc,
+                          "PipeBarrier<PIPE_S>: the hardware orders scalar instructions itself and this barrier "
+                          "raises a hardware error (PipeBarrier(ISASI).md). Remove it.");
+    if (pipe == PIPE_ALL) {
+        ascendc_sim::align_pipes(c, ascendc_sim::core_time(c));
+        ascendc_sim::sync_all_pipes(c);
+    }
 }
+
+// SetFlag/WaitFlag between two pipes named by pipe_t (TQueSync.md).
+template <pipe_t src, pipe_t dst>
+class TQueSync {
+public:
+    void SetFlag(TEventID id, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) { AscendC::SetFlag<event()>(id, loc); }
+    void WaitFlag(TEventID id, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) { AscendC::WaitFlag<event()>(id, loc); }
+
+private:
+    static constexpr HardEvent event() {
+        constexpr HardEvent table[][4] = {
+            // dst:  MTE2              V                  MTE3               S
+            {HardEvent::MAX, HardEvent::MTE2_V, HardEvent::MTE2_MTE3, HardEvent::MTE2_S},  // src MTE2
+            {HardEvent::V_MTE2, HardEvent::V_V, HardEvent::V_MTE3, HardEvent::V_S},        // src V
+            {HardEvent::MTE3_MTE2, HardEvent::MTE3_V, HardEvent::MAX, HardEvent::MTE3_S},  // src MTE3
+            {HardEvent::S_MTE2, HardEvent::S_V, HardEvent::S_MTE3, HardEvent::MAX},        // src S
+        };
+        constexpr int s = index(src), d = index(dst);
+        static_assert(s >= 0 && d >= 0, "TQueSync: the simulator models PIPE_S, PIPE_V, PIPE_MTE2 and PIPE_MTE3");
+        return table[s][d];
+    }
+    static constexpr int index(pipe_t p) {
+        return p == PIPE_MTE2 ? 0 : p == PIPE_V ? 1 : p == PIPE_MTE3 ? 2 : p == PIPE_S ? 3 : -1;
+    }
+};
 
 namespace sim_detail {
 
@@ -434,6 +560,7 @@ inline void sync_all(ascendc_sim::Loc loc) {
         }
     }
     align_pipes(c, launch.barrier_release_time);
+    sync_all_pipes(c);
     ++c.epoch;
 }
 
@@ -444,37 +571,79 @@ void SyncAll(ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
     sim_detail::sync_all(loc);
 }
 
+// The soft barrier: its workspaces need 32 bytes per core (SyncAll.md); GM is zeroed by the caller.
 template <bool isAIVOnly = true>
-void SyncAll(const GlobalTensor<int32_t>&, const LocalTensor<int32_t>&, int32_t = 0,
+void SyncAll(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<int32_t>& ubWorkspace, int32_t usedCores = 0,
              ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    ascendc_sim::CoreState& c = ascendc_sim::core(loc);
+    uint32_t blocks = c.launch->block_dim;
+    if (usedCores < 0 || uint32_t(usedCores) > blocks)
+        ascendc_sim::fail(ascendc_sim::Diag::BadArgument, loc,
+                          "SyncAll: usedCores is %d but the launch has %u blocks. Pass 0 (all blocks) or at most "
+                          "GetBlockNum().",
+                          usedCores, blocks);
+    if (usedCores != 0 && uint32_t(usedCores) != blocks)
+        ascendc_sim::fail(ascendc_sim::Diag::BadArgument, loc,
+                          "SyncAll with usedCores = %d of %u blocks is not modelled by the simulator. Synchronise "
+                          "all blocks (usedCores = 0).",
+                          usedCores, blocks);
+    const uint8_t* flags = reinterpret_cast<const uint8_t*>(gmWorkspace.GetPhyAddr());
+    ascendc_sim::check_gm(flags, uint64_t(blocks) * 32, "SyncAll(gmWorkspace)", loc, gmWorkspace.sim_home());
+    ascendc_sim::check_operand(ubWorkspace, uint64_t(blocks) * 8, "SyncAll", "ubWorkspace", loc);
+    for (uint64_t i = 0; i < uint64_t(blocks) * 32; ++i)
+        if (flags[i] != 0)
+            ascendc_sim::fail(ascendc_sim::Diag::BadArgument, loc,
+                              "SyncAll: byte %llu of gmWorkspace is not zero; the soft barrier counts in it and "
+                              "returns early or hangs when it does not start at zero. Zero blockDim * 32 bytes on "
+                              "the host, or in every block before its first SyncAll.",
+                              (unsigned long long)i);
     sim_detail::sync_all(loc);
 }
+
+namespace sim_detail {
+// SetAtomicAdd.md / SetAtomicMax(ISASI).md: int8_t, int16_t, half, bfloat16_t, int32_t, float on Atlas A2/A3.
+constexpr uint32_t kAtomicA2 = ascendc_sim::dtype_bit(ascendc_sim::DType::F32) | ascendc_sim::dtype_bit(ascendc_sim::DType::F16) |
+                               ascendc_sim::dtype_bit(ascendc_sim::DType::I16) | ascendc_sim::dtype_bit(ascendc_sim::DType::I32) |
+                               ascendc_sim::dtype_bit(ascendc_sim::DType::I8) | ascendc_sim::dtype_bit(ascendc_sim::DType::BF16);
+constexpr uint32_t kAtomic310P = ascendc_sim::dtype_bit(ascendc_sim::DType::F32) | ascendc_sim::dtype_bit(ascendc_sim::DType::F16) |
+                                 ascendc_sim::dtype_bit(ascendc_sim::DType::I16);
+}  // namespace sim_detail
 
 template <typename T>
 void SetAtomicAdd(ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
     ascendc_sim::CoreState& c = ascendc_sim::core(loc);
-    ascendc_sim::check_dtype(ascendc_sim::dtype_of<T>,
-                             ascendc_sim::dtype_bit(ascendc_sim::DType::F32) | ascendc_sim::dtype_bit(ascendc_sim::DType::F16) |
-                                 ascendc_sim::dtype_bit(ascendc_sim::DType::I16) | ascendc_sim::dtype_bit(ascendc_sim::DType::I32) |
-                                 ascendc_sim::dtype_bit(ascendc_sim::DType::I8) | ascendc_sim::dtype_bit(ascendc_sim::DType::BF16),
-                             ascendc_sim::dtype_bit(ascendc_sim::DType::F32) | ascendc_sim::dtype_bit(ascendc_sim::DType::F16) |
-                                 ascendc_sim::dtype_bit(ascendc_sim::DType::I16),
-                             "SetAtomicAdd", loc);
+    ascendc_sim::check_dtype(ascendc_sim::dtype_of<T>, sim_detail::kAtomicA2, sim_detail::kAtomic310P, "SetAtomicAdd", loc);
     c.atomic_mode = 1;
     c.atomic_dtype = ascendc_sim::dtype_of<T>;
 }
 template <typename T>
 void SetAtomicMax(ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
     ascendc_sim::CoreState& c = ascendc_sim::core(loc);
+    ascendc_sim::check_dtype(ascendc_sim::dtype_of<T>, sim_detail::kAtomicA2, sim_detail::kAtomic310P, "SetAtomicMax", loc);
     c.atomic_mode = 2;
     c.atomic_dtype = ascendc_sim::dtype_of<T>;
 }
 template <typename T>
 void SetAtomicMin(ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
     ascendc_sim::CoreState& c = ascendc_sim::core(loc);
+    ascendc_sim::check_dtype(ascendc_sim::dtype_of<T>, sim_detail::kAtomicA2, sim_detail::kAtomic310P, "SetAtomicMin", loc);
     c.atomic_mode = 3;
     c.atomic_dtype = ascendc_sim::dtype_of<T>;
 }
 inline void SetAtomicNone(ascendc_sim::Loc loc = ascendc_sim::Loc::here()) { ascendc_sim::core(loc).atomic_mode = 0; }
 
+}  // namespace AscendC
+
+// Declared at global scope, as in the public headers: kernels call it unqualified (GetTPipePtr.md).
+inline AscendC::TPipe* GetTPipePtr(ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    ascendc_sim::CoreState& c = ascendc_sim::core(loc);
+    if (c.current_pipe == nullptr)
+        ascendc_sim::fail(ascendc_sim::Diag::BadArgument, loc,
+                          "GetTPipePtr() with no TPipe alive. Create the TPipe (TPipe pipe;) before using it, and "
+                          "keep it alive until the kernel ends.");
+    return static_cast<AscendC::TPipe*>(c.current_pipe);
+}
+
+namespace AscendC {
+using ::GetTPipePtr;
 }  // namespace AscendC

@@ -28,16 +28,20 @@ public:
         return view;
     }
 
+    // Scalar UB access runs on the S pipe: it must be synchronised with the MTE/V pipes (V_S, S_V ...).
     T GetValue(uint32_t index, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) const {
-        check_index(index, "LocalTensor::GetValue", loc);
+        ascendc_sim::CoreState& c = check_index(index, "LocalTensor::GetValue", loc);
+        ascendc_sim::note_read(c, timing_, ascendc_sim::kPipeS);
         return data_[index];
     }
     void SetValue(uint32_t index, T value, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) const {
-        check_index(index, "LocalTensor::SetValue", loc);
+        ascendc_sim::CoreState& c = check_index(index, "LocalTensor::SetValue", loc);
+        ascendc_sim::note_write(c, timing_, ascendc_sim::kPipeS);
         data_[index] = value;
     }
     T& operator()(uint32_t index, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) const {
-        check_index(index, "LocalTensor::operator()", loc);
+        ascendc_sim::CoreState& c = check_index(index, "LocalTensor::operator()", loc);
+        ascendc_sim::note_read(c, timing_, ascendc_sim::kPipeS);  // read or write: checked as the lenient read
         return data_[index];
     }
 
@@ -62,14 +66,20 @@ public:
     const void* owner() const { return owner_; }
 
 private:
-    void check_index(uint32_t index, const char* api, ascendc_sim::Loc loc) const {
+    ascendc_sim::CoreState& check_index(uint32_t index, const char* api, ascendc_sim::Loc loc) const {
         ascendc_sim::CoreState& c = ascendc_sim::core(loc);
         if (data_ == nullptr)
-            ascendc_sim::fail(ascendc_sim::Diag::BadArgument, loc, "%s on an empty LocalTensor (never allocated)", api);
+            ascendc_sim::fail(ascendc_sim::Diag::BadArgument, loc,
+                              "%s on an empty LocalTensor (never allocated). Get the tensor from a queue's "
+                              "AllocTensor/DeQue or a TBuf's Get first.",
+                              api);
         if (index >= size_)
             ascendc_sim::fail(ascendc_sim::Diag::LocalOverrun, loc,
-                              "%s(%u) is past the end of a LocalTensor of %u elements", api, index, size_);
+                              "%s(%u) is past the end of a LocalTensor of %u elements of %s. Keep the index below "
+                              "the tensor's size, or give its buffer more bytes in InitBuffer.",
+                              api, index, size_, ascendc_sim::dtype_name(ascendc_sim::dtype_of<T>));
         c.report->op_instrs[static_cast<int>(ascendc_sim::OpId::ScalarUB)] += 1;
+        return c;
     }
 
     T* data_ = nullptr;
@@ -88,6 +98,7 @@ public:
     void SetGlobalBuffer(__gm__ T* buffer, uint64_t size) {
         data_ = buffer;
         size_ = size;
+        home_ = ascendc_sim::gm_home(buffer);
     }
     void SetGlobalBuffer(__gm__ T* buffer) { SetGlobalBuffer(buffer, 0); }
 
@@ -106,12 +117,13 @@ public:
     void SetValue(uint64_t offset, T value, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) const {
         ascendc_sim::CoreState& c = scalar_access(offset, "GlobalTensor::SetValue", loc);
         c.report->gm_scalar_writes += 1;
-        ascendc_sim::record_gm_write(c, data_ + offset, sizeof(T), loc);
+        ascendc_sim::record_gm_write(c, data_ + offset, sizeof(T), loc, true);
         data_[offset] = value;
     }
 
     uint64_t GetSize() const { return size_; }
     __gm__ T* GetPhyAddr() const { return data_; }
+    const ascendc_sim::GmHome& sim_home() const { return home_; }
     __gm__ T* GetPhyAddr(uint64_t offset) const { return data_ + offset; }
     template <typename Mode>
     void SetL2CacheHint(Mode) {}
@@ -119,13 +131,14 @@ public:
 private:
     ascendc_sim::CoreState& scalar_access(uint64_t offset, const char* api, ascendc_sim::Loc loc) const {
         ascendc_sim::CoreState& c = ascendc_sim::core(loc);
-        ascendc_sim::check_gm(data_ + offset, sizeof(T), api, loc);
+        ascendc_sim::check_gm(data_ + offset, sizeof(T), api, loc, home_);
         ascendc_sim::schedule(c, ascendc_sim::kPipeS, ascendc_sim::CostModel::scalar_gm_ns(c.soc()), {}, nullptr);
         return c;
     }
 
     T* data_ = nullptr;
     uint64_t size_ = 0;
+    ascendc_sim::GmHome home_;
 };
 
 }  // namespace AscendC

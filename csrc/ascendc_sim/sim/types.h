@@ -52,6 +52,12 @@ struct bfloat16_t {
     }
 };
 
+// Scalar conversions (ToBfloat16.md, ToFloat.md): round to nearest even, as the struct does.
+namespace AscendC {
+inline bfloat16_t ToBfloat16(const float& value) { return bfloat16_t(value); }
+inline float ToFloat(const bfloat16_t& value) { return float(value); }
+}  // namespace AscendC
+
 namespace ascendc_sim {
 
 enum class DType : uint8_t { F16, BF16, F32, F64, I8, U8, I16, U16, I32, U32, I64, U64, Bool, Count };
