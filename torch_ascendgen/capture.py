@@ -20,7 +20,9 @@ import torch.fx
 import torch.fx.experimental._config as fx_config
 import torch.utils._pytree as pytree
 from torch._decomp import core_aten_decompositions
+from torch._subclasses.fake_tensor import FakeTensor
 from torch.fx.experimental.proxy_tensor import make_fx
+from torch.utils._python_dispatch import TorchDispatchMode
 
 from .errors import UnsupportedFunction
 
@@ -77,14 +79,21 @@ def capture(function: Callable, tensors: list[torch.Tensor], name: str = "") -> 
     """
     if not tensors:
         raise UnsupportedFunction("it takes no tensor inputs")
+    def guarded(*flat):
+        with _NoRealMutation():
+            return function(*flat)
+
     try:
         with fx_config.patch(use_duck_shape=False):
-            graph = make_fx(function, decomposition_table=core_aten_decompositions(), tracing_mode="symbolic")(*tensors)
+            graph = make_fx(guarded, decomposition_table=core_aten_decompositions(), tracing_mode="symbolic")(*tensors)
+    except UnsupportedFunction:
+        raise
     except Exception as exc:  # noqa: BLE001 - any tracing failure means "cannot capture"
         raise UnsupportedFunction(f"it could not be traced to an ATen graph ({type(exc).__name__}: {exc})") from exc
     _check_pure(graph)
     outputs, tree = _outputs(graph)
     symbols = _symbol_names(graph)
+    _annotate_shapes(graph, symbols)
     inputs = tuple(_spec(node.meta["val"], symbols) for node in _placeholders(graph))
     return KernelTask(
         name=name or getattr(function, "__qualname__", "function"),
@@ -97,6 +106,28 @@ def capture(function: Callable, tensors: list[torch.Tensor], name: str = "") -> 
         graph=graph,
         output_tree=tree,
     )
+
+
+class _NoRealMutation(TorchDispatchMode):
+    """Stops a trace before it modifies a real tensor the function holds (a module buffer, a global).
+
+    Tracing runs the function on fake inputs, but an in-place op on a real tensor it closes over
+    (BatchNorm's running statistics) would run for real: capturing must have no side effects.
+    """
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        schema = func._schema
+        if schema.is_mutable:
+            for argument, value in zip(schema.arguments, list(args) + [kwargs.get(a.name) for a in
+                                                                   schema.arguments[len(args):]]):
+                written = argument.alias_info is not None and argument.alias_info.is_write
+                if written and isinstance(value, torch.Tensor) and not isinstance(value, FakeTensor):
+                    raise UnsupportedFunction(
+                        f"it modifies a tensor in place ({func}) that it does not take as an input (a module "
+                        "buffer or a global, e.g. BatchNorm's running statistics in training mode)"
+                    )
+        return func(*args, **kwargs)
 
 
 def _placeholders(graph: torch.fx.GraphModule) -> list[torch.fx.Node]:
@@ -144,9 +175,19 @@ def _symbol_names(graph: torch.fx.GraphModule) -> dict[str, str]:
     names: dict[str, str] = {}
     for node in _placeholders(graph):
         for size in node.meta["val"].shape:
-            if isinstance(size, torch.SymInt) and str(size) not in names:
-                names[str(size)] = f"s{len(names)}"
+            if isinstance(size, torch.SymInt):
+                expr = size.node.shape_env.replace(size.node.expr)
+                for symbol in sorted(expr.free_symbols, key=str):
+                    names.setdefault(str(symbol), f"s{len(names)}")
     return names
+
+
+def _annotate_shapes(graph: torch.fx.GraphModule, symbols: dict[str, str]) -> None:
+    """Every tensor-valued node gets ``meta["shape"]``: its shape in the canonical symbols."""
+    for node in graph.graph.nodes:
+        value = node.meta.get("val")
+        if isinstance(value, torch.Tensor):
+            node.meta["shape"] = tuple(_size_text(size, symbols) for size in value.shape)
 
 
 def _spec(value: torch.Tensor, symbols: dict[str, str]) -> TensorSpec:
@@ -155,7 +196,10 @@ def _spec(value: torch.Tensor, symbols: dict[str, str]) -> TensorSpec:
 
 def _size_text(size, symbols: dict[str, str]) -> int | str:
     if isinstance(size, torch.SymInt):
-        text = str(size)
+        expr = size.node.shape_env.replace(size.node.expr)  # sizes the trace pinned to a number become it
+        if expr.is_Integer:
+            return int(expr)
+        text = str(expr)
         for original in sorted(symbols, key=len, reverse=True):
             text = text.replace(original, symbols[original])
         return text

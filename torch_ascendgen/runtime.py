@@ -16,6 +16,9 @@ import sys
 import sysconfig
 from pathlib import Path
 from types import ModuleType
+from typing import Callable
+
+import torch
 
 from filelock import FileLock
 
@@ -78,3 +81,110 @@ def _build(directory: Path, filename: str) -> None:
 def load_library(path: str):
     """A loaded kernel library (``KernelLibrary``); loaded once per process and kept."""
     return runtime_module().KernelLibrary(path)
+
+
+# ---- contract kernels on torch tensors -------------------------------------------------------------
+
+
+def bind_symbols(specs, shapes) -> dict[str, int]:
+    """Symbol values ("s0" -> 64) from the actual input shapes; raises ValueError on a mismatch."""
+    binding: dict[str, int] = {}
+    for spec, shape in zip(specs, shapes):
+        if len(spec.shape) != len(shape):
+            raise ValueError(f"rank {len(shape)} where the kernel was made for rank {len(spec.shape)}")
+        for expected, actual in zip(spec.shape, shape):
+            if isinstance(expected, int):
+                if expected != actual:
+                    raise ValueError(f"a dimension of {actual} where the kernel was made for {expected}")
+            elif binding.setdefault(expected, actual) != actual:
+                raise ValueError(f"sizes {binding[expected]} and {actual} that the kernel needs to be equal")
+    return binding
+
+
+def output_shapes(task, input_shapes) -> list[tuple[int, ...]]:
+    """The task's output shapes for these input shapes (symbols bound from the inputs)."""
+    if task.specialized:
+        if tuple(map(tuple, input_shapes)) != task.traced_shapes:
+            raise ValueError("the kernel was specialised to other shapes")
+    binding = bind_symbols(task.inputs, input_shapes)
+    shapes = []
+    for spec in task.outputs:
+        shape = []
+        for size in spec.shape:
+            if isinstance(size, int):
+                shape.append(size)
+            elif size in binding:
+                shape.append(binding[size])
+            else:
+                raise ValueError(f"output size {size} is not an input size")
+        shapes.append(tuple(shape))
+    return shapes
+
+
+class ShapeDeclined(ValueError):
+    """The kernel cannot take these shapes (its tiling said so); they run as the original function."""
+
+
+class ContractKernel:
+    """Runs a kernel-contract kernel on the simulator: allocates outputs, tiles per shape (memoised)."""
+
+    def __init__(self, kernel, task, soc: str):
+        self.kernel = kernel
+        self.task = task
+        self.soc = soc
+        self._tilings: dict[tuple, tuple] = {}
+
+    def plan(self, inputs) -> tuple[list[tuple[int, ...]], object]:
+        """Output shapes and the tiling for these inputs; ValueError when the kernel cannot take them."""
+        key = tuple(tuple(t.shape) for t in inputs)
+        cached = self._tilings.get(key)
+        if cached is None:
+            shapes = output_shapes(self.task, key)
+            tiling = self.kernel.tiling([*key, *shapes], soc=self.soc)
+            if tiling.block_dim == 0:
+                raise ShapeDeclined(f"the kernel's tiling function declined shapes {list(map(list, key))}")
+            cached = self._tilings[key] = (shapes, tiling)
+        return cached
+
+    def run(self, *inputs):
+        """(outputs, the launch's RunReport)."""
+        shapes, tiling = self.plan(inputs)
+        outputs = tuple(torch.empty(shape, dtype=spec.dtype) for shape, spec in zip(shapes, self.task.outputs))
+        workspace = torch.empty(tiling.workspace_bytes, dtype=torch.uint8) if tiling.workspace_bytes else None
+        report = self.kernel.launch(tiling.block_dim, *[t.contiguous() for t in inputs], *outputs, workspace,
+                                    tiling.data, soc=self.soc)
+        return outputs, report
+
+    def __call__(self, *inputs):
+        return self.run(*inputs)[0]
+
+
+# ---- kernels as torch.library ops ---------------------------------------------------------------------
+
+_LIBRARY: torch.library.Library | None = None
+_OPS: dict[str, Callable] = {}
+
+
+def kernel_op(compiled) -> Callable[[list[torch.Tensor]], list[torch.Tensor]]:
+    """The kernel as its own op ``torch.ops.ascendgen.k_<key>`` (with a fake implementation), made once.
+
+    A kernel's op name is unique per cache key: torch.library refuses to redefine a schema, and a
+    loaded kernel library cannot be unloaded, so one key is one op for the life of the process.
+    """
+    global _LIBRARY
+    name = "k_" + compiled.entry.key[:24]
+    if name in _OPS:
+        return _OPS[name]
+    if _LIBRARY is None:
+        _LIBRARY = torch.library.Library("ascendgen", "FRAGMENT")
+    runner, task = compiled.runner, compiled.runner.task
+    _LIBRARY.define(f"{name}(Tensor[] inputs) -> Tensor[]")
+    _LIBRARY.impl(name, lambda inputs: list(runner(*inputs)), "CPU")
+
+    def fake(inputs):
+        shapes = output_shapes(task, [tuple(t.shape) for t in inputs])
+        return [inputs[0].new_empty(shape, dtype=spec.dtype) for shape, spec in zip(shapes, task.outputs)]
+
+    torch.library.register_fake(f"ascendgen::{name}", fake, lib=_LIBRARY)
+    _OPS[name] = getattr(torch.ops.ascendgen, name).default
+    return _OPS[name]

@@ -140,7 +140,8 @@ def make_input_sets(
     if has_float:
         plans += [("edge values", traced, "edge"), ("inf and nan", traced, "nonfinite")]
     if generic and symbols:
-        for label, binding in _shape_bindings(symbols):
+        fixed = max(math.prod(int(size) for size in spec.shape if not isinstance(size, str)) for spec in inputs)
+        for label, binding in _shape_bindings(symbols, fixed):
             plans.append((label, _bind(inputs, binding), "normal"))
     sets, seen = [], set()
     for index, (label, shapes, fill) in enumerate(plans):
@@ -175,14 +176,19 @@ def _symbols(inputs: Sequence[TensorSpec]) -> list[str]:
     return symbols
 
 
-def _shape_bindings(symbols: list[str]) -> list[tuple[str, dict[str, int]]]:
-    """Sizes for each symbol: small tails, long tails on the last symbol, and many blocks."""
+def _shape_bindings(symbols: list[str], fixed: int = 1) -> list[tuple[str, dict[str, int]]]:
+    """Sizes for each symbol: small tails, long tails on the last symbol, and many blocks.
+
+    ``fixed`` is the largest product of an input's fixed (non-symbolic) sizes: the symbols share
+    what is left of the element budget.
+    """
     count = len(symbols)
+    budget = max(3 ** count, MAX_ELEMENTS // max(1, fixed))
     small = _cycle(SMALL_TAILS, count)
     long = list(reversed(_cycle(LONG_TAILS, count)))
-    base = _odd(round(MANY_BLOCKS_ELEMENTS ** (1 / count)))
+    base = _odd(round(max(3 ** count, MANY_BLOCKS_ELEMENTS // max(1, fixed)) ** (1 / count)))
     many = [max(3, base - 2 * i) for i in range(count)]
-    return [(label, dict(zip(symbols, _fit(sizes)))) for label, sizes in
+    return [(label, dict(zip(symbols, _fit(sizes, budget)))) for label, sizes in
             (("tail", small), ("tail", long), ("many blocks", many))]
 
 
@@ -194,14 +200,14 @@ def _odd(size: int) -> int:
     return max(3, size if size % 2 else size - 1)
 
 
-def _fit(sizes: list[int]) -> list[int]:
+def _fit(sizes: list[int], budget: int = MAX_ELEMENTS) -> list[int]:
     """Halve the largest size until every symbol bound at once stays within MAX_ELEMENTS.
 
     The bound is on the product over all symbols, because broadcasting inputs of shapes
     (s0, 1) and (1, s1) gives an output of s0 * s1 elements.
     """
     sizes = list(sizes)
-    while math.prod(sizes) > MAX_ELEMENTS and max(sizes) > 3:
+    while math.prod(sizes) > budget and max(sizes) > 3:
         largest = sizes.index(max(sizes))
         sizes[largest] = _odd(sizes[largest] // 2)
     return sizes

@@ -1,0 +1,27 @@
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Model(nn.Module):
+    """
+    Mean of 1 - cosine similarity between prediction and target vectors (dim 1).
+    """
+    def __init__(self):
+        super(Model, self).__init__()
+
+    def forward(self, predictions: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+        cosine = F.cosine_similarity(predictions, targets, dim=1)
+        return torch.mean(1 - cosine)
+
+
+batch_size = 128
+input_shape = (4096,)
+
+
+def get_inputs():
+    return [torch.randn(batch_size, *input_shape), torch.randn(batch_size, *input_shape)]
+
+
+def get_init_inputs():
+    return []

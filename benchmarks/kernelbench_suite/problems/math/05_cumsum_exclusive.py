@@ -1,0 +1,38 @@
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    """
+    Exclusive cumulative sum: each element becomes the sum of everything before it.
+    """
+    def __init__(self, dim: int):
+        """
+        Args:
+            dim (int): The dimension along which to accumulate.
+        """
+        super(Model, self).__init__()
+        self.dim = dim
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """
+        Args:
+            x (torch.Tensor): Input of shape (batch_size, *input_shape).
+
+        Returns:
+            torch.Tensor: The exclusive prefix sums, same shape as x.
+        """
+        return torch.cumsum(x, dim=self.dim) - x
+
+
+batch_size = 128
+input_shape = (4000,)
+dim = 1
+
+
+def get_inputs():
+    return [torch.randn(batch_size, *input_shape)]
+
+
+def get_init_inputs():
+    return [dim]

@@ -1,0 +1,40 @@
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    """
+    Simple model that returns the index of the maximum over a specified dimension.
+    """
+    def __init__(self, dim: int):
+        """
+        Args:
+            dim (int): Dimension to reduce over.
+        """
+        super(Model, self).__init__()
+        self.dim = dim
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """
+        Args:
+            x (torch.Tensor): Input tensor of shape (..., dim, ...).
+
+        Returns:
+            torch.Tensor: int64 indices, with the reduced dimension removed.
+        """
+        return torch.argmax(x, dim=self.dim)
+
+
+batch_size = 16
+dim1 = 256
+dim2 = 256
+reduce_dim = 1
+
+
+def get_inputs():
+    x = torch.randn(batch_size, dim1, dim2)
+    return [x]
+
+
+def get_init_inputs():
+    return [reduce_dim]

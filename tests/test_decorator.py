@@ -1,0 +1,182 @@
+"""@ascend_kernel end to end: generate, verify, cache, reuse, fall back — results never wrong."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import warnings
+from pathlib import Path
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from torch_ascendgen import AscendGenWarning, ascend_kernel
+from torch_ascendgen.capture import capture
+from torch_ascendgen.errors import UnsupportedFunction
+from torch_ascendgen.generate import Candidate
+from torch_ascendgen.search import search
+from torch_ascendgen.verify import make_input_sets
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def swiglu(gate, up):
+    return F.silu(gate) * up
+
+
+def test_first_call_generates_a_verified_kernel_and_later_calls_reuse_it(tmp_path):
+    fast = ascend_kernel(swiglu, variants=2, cache_dir=tmp_path, progress=False)
+    gate, up = torch.randn(16, 64), torch.randn(16, 64)
+    torch.testing.assert_close(fast(gate, up), swiglu(gate, up))
+    (kernel,) = fast.kernels()
+    assert kernel.origin == "search"
+    meta = kernel.entry.meta
+    assert meta["winner"]["ok"] and len(meta["candidates"]) == 2
+    assert all(c["time_ns"] > 0 for c in meta["candidates"] if c["ok"])
+    calls = []
+    kernel.runner.kernel.launch = lambda *a, _launch=kernel.runner.kernel.launch, **k: calls.append(1) or _launch(*a, **k)
+    torch.testing.assert_close(fast(gate, up), swiglu(gate, up))
+    assert calls == [1]  # the second call ran the kernel, and nothing else was generated
+    assert len(fast.kernels()) == 1
+
+
+def test_a_new_batch_size_reuses_the_kernel_after_verifying_that_shape(tmp_path):
+    fast = ascend_kernel(swiglu, variants=1, cache_dir=tmp_path, progress=False)
+    fast(torch.randn(16, 64), torch.randn(16, 64))
+    gate, up = torch.randn(5, 64), torch.randn(5, 64)
+    torch.testing.assert_close(fast(gate, up), swiglu(gate, up))
+    (kernel,) = fast.kernels()
+    assert ((5, 64), (5, 64)) in kernel.verified_shapes
+    on_disk = json.loads((kernel.entry.directory / "meta.json").read_text())
+    assert [[5, 64], [5, 64]] in on_disk["verified_shapes"]
+
+
+def test_modules_run_with_their_parameters_as_inputs(tmp_path):
+    class RMSNorm(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.weight = torch.nn.Parameter(torch.rand(64) + 0.5)
+
+        @ascend_kernel(variants=1, cache_dir=tmp_path, progress=False)
+        def forward(self, x):
+            return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * self.weight
+
+    norm, x = RMSNorm(), torch.randn(8, 64)
+    with torch.no_grad():
+        expected = type(norm).forward.__wrapped__(norm, x)
+        torch.testing.assert_close(norm(x), expected)
+        norm.weight.mul_(2)  # new weights, same kernel: parameters are inputs, not constants
+        torch.testing.assert_close(norm(x), type(norm).forward.__wrapped__(norm, x))
+
+
+def test_unsupported_functions_fall_back_with_one_warning_and_equal_results(tmp_path):
+    fast = ascend_kernel(lambda x: torch.cumsum(x, -1), variants=1, cache_dir=tmp_path, progress=False)
+    x = torch.randn(4, 32)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        first, second = fast(x), fast(x)
+    assert torch.equal(first, torch.cumsum(x, -1)) and torch.equal(second, first)
+    messages = [str(w.message) for w in caught if issubclass(w.category, AscendGenWarning)]
+    assert len(messages) == 1 and "cumsum" in messages[0]
+
+
+def test_strict_mode_raises_with_the_reason(tmp_path):
+    fast = ascend_kernel(lambda x: torch.cumsum(x, -1), strict=True, cache_dir=tmp_path, progress=False)
+    with pytest.raises(UnsupportedFunction, match="does not know aten.cumsum"):
+        fast(torch.randn(4, 32))
+
+
+def test_grad_and_mutation_run_as_the_original(tmp_path):
+    fast = ascend_kernel(swiglu, variants=1, cache_dir=tmp_path, progress=False)
+    gate = torch.randn(4, 32, requires_grad=True)
+    with pytest.warns(AscendGenWarning, match="require grad"):
+        out = fast(gate, torch.randn(4, 32))
+    out.sum().backward()
+    assert gate.grad is not None
+
+    def scale_in_place(x):
+        x.mul_(2)
+        return x + 1
+
+    x = torch.ones(3)
+    with pytest.warns(AscendGenWarning, match="in place"):
+        result = ascend_kernel(scale_in_place, cache_dir=tmp_path, progress=False)(x)
+    assert torch.equal(x, torch.full((3,), 2.0)) and torch.equal(result, torch.full((3,), 3.0))
+
+
+def test_batchnorm_in_training_mode_runs_as_the_original(tmp_path):
+    bn = torch.nn.BatchNorm1d(8).train()
+    fast = ascend_kernel(lambda x: bn(x), cache_dir=tmp_path, progress=False)
+    x = torch.randn(16, 8)
+    with torch.no_grad(), pytest.warns(AscendGenWarning):
+        fast(x)
+    assert bn.num_batches_tracked.item() == 1  # its statistics were updated, as the original does
+
+
+def test_a_crashing_or_hanging_variant_costs_only_itself(monkeypatch):
+    monkeypatch.setenv("TORCH_ASCENDGEN_RUN_TIMEOUT", "10")
+    function = swiglu
+    inputs = [torch.randn(8, 64), torch.randn(8, 64)]
+    task = capture(function, inputs)
+    from torch_ascendgen.builtin_generator import generate_builtin
+
+    good = generate_builtin(task, 1)[0]
+    crash = Candidate(good.source.replace("GET_TILING_DATA(t, tiling);",
+                                          "GET_TILING_DATA(t, tiling); *(volatile int*)nullptr = 1;"), "test")
+    hang = Candidate(good.source.replace("GET_TILING_DATA(t, tiling);",
+                                         "GET_TILING_DATA(t, tiling); for (volatile int i = 0; i >= 0; i = i * 1) {}"),
+                     "test", {"hang": 1})
+    sets = make_input_sets(task.inputs, task.traced_shapes)
+    result = search(task, function, [crash, hang, good], sets, None, "Ascend910B2")
+    crashed, hung, passed = result.records
+    assert "SIGSEGV" in crashed.failure and "did not finish" in hung.failure
+    assert result.winner is passed and passed.ok
+
+
+def _run_script(code: str, cache_dir: Path) -> subprocess.CompletedProcess:
+    env = dict(os.environ, TORCH_ASCENDGEN_CACHE_DIR=str(cache_dir), TORCH_ASCENDGEN_PROGRESS="0",
+               TORCH_ASCENDGEN_VARIANTS="1")
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env, capture_output=True, text=True,
+                          cwd=ROOT, timeout=600)
+
+
+SCRIPT = """
+    import torch, torch.nn.functional as F
+    from torch_ascendgen import ascend_kernel
+    @ascend_kernel
+    def swiglu(gate, up):
+        return F.silu(gate) * up
+    torch.manual_seed(0)
+    gate, up = torch.randn(16, 64), torch.randn(16, 64)
+    assert torch.allclose(swiglu(gate, up), F.silu(gate) * up, atol=1e-5)
+    print("ORIGIN", swiglu.kernels()[0].origin)
+"""
+
+
+def test_two_processes_cold_starting_at_once_generate_once_and_a_third_reuses(tmp_path):
+    env = dict(os.environ, TORCH_ASCENDGEN_CACHE_DIR=str(tmp_path), TORCH_ASCENDGEN_PROGRESS="0",
+               TORCH_ASCENDGEN_VARIANTS="1")
+    processes = [subprocess.Popen([sys.executable, "-c", textwrap.dedent(SCRIPT)], env=env, cwd=ROOT,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    outputs = [p.communicate(timeout=600) for p in processes]
+    assert all(p.returncode == 0 for p in processes), outputs
+    origins = sorted(line.split()[1] for out, _ in outputs for line in out.splitlines() if line.startswith("ORIGIN"))
+    assert origins == ["cache", "search"]
+    third = _run_script(SCRIPT, tmp_path)
+    assert third.returncode == 0 and "ORIGIN cache" in third.stdout, third.stderr
+
+
+def test_a_corrupt_cache_entry_is_detected_and_rebuilt(tmp_path):
+    first = _run_script(SCRIPT, tmp_path)
+    assert "ORIGIN search" in first.stdout, first.stderr
+    (library,) = (tmp_path / "kernels").rglob("kernel.so")
+    library.write_bytes(library.read_bytes()[:1000])  # truncated
+    second = _run_script(SCRIPT, tmp_path)
+    assert second.returncode == 0 and "ORIGIN search" in second.stdout, second.stderr
+    assert "corrupt" in second.stderr.lower()
+    (meta,) = [p for p in (tmp_path / "kernels").rglob("meta.json") if ".corrupt" not in str(p)]
+    meta.write_text("{not json")
+    third = _run_script(SCRIPT, tmp_path)
+    assert third.returncode == 0 and "ORIGIN search" in third.stdout, third.stderr

@@ -1,0 +1,216 @@
+"""``@ascend_kernel``: the decorator, its call path and its fallbacks.
+
+The first call with a new signature (shapes, dtypes, devices, constants) captures the function,
+gets a verified kernel for it (cache, seed or search) and remembers what to do for that
+signature; every later call with it is a dictionary lookup and one custom-op call. Whatever
+cannot run as a kernel runs as the original function, with one warning saying why (or raises,
+in strict mode). A result is never wrong: a kernel runs on a shape only after passing
+verification at that shape.
+"""
+
+from __future__ import annotations
+
+import functools
+import types
+import warnings
+from pathlib import Path
+from typing import Any, Callable
+
+import torch
+import torch.utils._pytree as pytree
+from torch.nn.utils.stateless import _reparametrize_module
+
+from . import config
+from .capture import capture
+from .errors import AscendGenError, UnsupportedFunction
+from .pipeline import CompiledKernel, Options, compile_task, record_verified_shape
+from .runtime import kernel_op
+from .search import verify_in_process
+from .verify import make_input_sets
+
+
+class AscendGenWarning(UserWarning):
+    """A decorated function runs as the original (the message says why)."""
+
+
+def ascend_kernel(function: Callable | None = None, *, variants: int | None = None, target: str | None = None,
+                  generator: str | None = None, rtol: float | None = None, atol: float | None = None,
+                  strict: bool | None = None, cache_dir: str | Path | None = None, soc: str | None = None,
+                  progress: bool | None = None):
+    """Run ``function`` as generated AscendC kernels.
+
+    Usable bare (``@ascend_kernel``) or with options (``@ascend_kernel(variants=2, strict=True)``),
+    on functions and on ``nn.Module.forward``. Options left unset come from the environment
+    (see torch_ascendgen/config.py).
+    """
+    from .verify import Tolerance
+
+    if (rtol is None) != (atol is None):
+        raise ValueError("give both rtol and atol, or neither (dtype-aware defaults)")
+    options = Options(
+        variants=variants if variants is not None else config.variants(),
+        target=target or config.target(), generator=generator or config.generator(),
+        tolerance=Tolerance(rtol, atol) if rtol is not None else None,
+        strict=config.strict() if strict is None else strict,
+        cache_dir=Path(cache_dir) if cache_dir is not None else None, soc=soc,
+        progress=config.progress() if progress is None else progress,
+    )
+    if options.target not in ("auto", "sim", "npu"):
+        raise ValueError(f"target must be 'auto', 'sim' or 'npu', not {options.target!r}")
+    if function is None:
+        return lambda f: KernelFunction(f, options)
+    return KernelFunction(function, options)
+
+
+class KernelFunction:
+    """A decorated function: a per-signature dispatch table in front of the original."""
+
+    def __init__(self, function: Callable, options: Options):
+        functools.update_wrapper(self, function)
+        self._function = function
+        self._options = options
+        self._dispatch: dict[Any, Callable] = {}
+        self._kernels: dict[str, CompiledKernel] = {}
+        self._warned: set[str] = set()
+
+    def __get__(self, instance, owner=None):
+        return self if instance is None else types.MethodType(self, instance)
+
+    def __call__(self, *args, **kwargs):
+        if kwargs:
+            return self._function(*args, **kwargs) if not self._options.strict else self._refuse(
+                "keyword arguments are not supported yet; pass arguments positionally")
+        key = _signature(args)
+        handler = self._dispatch.get(key)
+        if handler is None:
+            handler = self._dispatch[key] = self._prepare(args)
+        return handler(args)
+
+    def kernels(self) -> list[CompiledKernel]:
+        """The kernels this function has used so far (for inspection)."""
+        return list(self._kernels.values())
+
+    # -- the slow path: once per signature
+    def _prepare(self, args: tuple) -> Callable[[tuple], Any]:
+        try:
+            return self._kernel_handler(args)
+        except UnsupportedFunction as exc:
+            if self._options.strict:
+                raise
+            self._warn(str(exc))
+            return self._call_original
+
+    def _kernel_handler(self, args: tuple) -> Callable[[tuple], Any]:
+        module = args[0] if args and isinstance(args[0], torch.nn.Module) else None
+        leaves, spec = pytree.tree_flatten(args[1:] if module is not None else args)
+        positions = [i for i, leaf in enumerate(leaves) if isinstance(leaf, torch.Tensor)]
+        state = _module_state(module)
+        tensors = [leaves[i] for i in positions] + [t for _, t in state]
+        _check_eligible(tensors, module)
+        names = [name for name, _ in state]
+        count = len(positions)
+
+        def flat_function(*flat):
+            values = list(leaves)
+            for i, tensor in zip(positions, flat[:count]):
+                values[i] = tensor
+            call_args = pytree.tree_unflatten(values, spec)
+            if module is None:
+                return self._function(*call_args)
+            with _reparametrize_module(module, dict(zip(names, flat[count:]))):
+                return self._function(module, *call_args)
+
+        task = capture(flat_function, tensors, name=getattr(self._function, "__qualname__", "function"))
+        compiled = self._kernels.get(task.key)
+        if compiled is None:
+            compiled = self._kernels[task.key] = compile_task(task, flat_function, self._options)
+        self._verify_shape(compiled, flat_function, tensors)
+        return _call_path(kernel_op(compiled), task.output_tree, positions, module, flat=spec == pytree.tree_flatten(
+            tuple(range(len(leaves))))[1])
+
+    def _verify_shape(self, compiled: CompiledKernel, reference: Callable, tensors: list[torch.Tensor]) -> None:
+        shapes = tuple(tuple(t.shape) for t in tensors)
+        if shapes in compiled.verified_shapes:
+            return
+        try:
+            compiled.runner.plan(tensors)
+        except ValueError as exc:
+            raise UnsupportedFunction(f"its kernel cannot take shapes {list(map(list, shapes))}: {exc}") from None
+        specs = compiled.runner.task.inputs
+        sets = make_input_sets(specs, shapes, generic=False)
+        verdict = verify_in_process(reference, compiled.runner, sets, self._options.tolerance)
+        if not verdict.ok:
+            raise UnsupportedFunction(f"its kernel failed verification at shapes {list(map(list, shapes))}: "
+                                      f"{verdict.reason}")
+        record_verified_shape(compiled, shapes, self._options.cache_dir)
+
+    def _call_original(self, args: tuple):
+        return self._function(*args)
+
+    def _warn(self, reason: str) -> None:
+        if reason not in self._warned:
+            self._warned.add(reason)
+            name = getattr(self._function, "__qualname__", "function")
+            warnings.warn(f"torch_ascendgen: {name} runs as the original function: {reason}", AscendGenWarning,
+                          stacklevel=4)
+
+    def _refuse(self, reason: str):
+        raise AscendGenError(reason)
+
+
+def _call_path(op: Callable, tree, positions: list[int], module: torch.nn.Module | None, flat: bool):
+    """The per-call function for one signature: gather the inputs, call the op, shape the result.
+
+    The common case (plain positional tensors, no module) avoids pytree work on every call.
+    """
+    single = tree.is_leaf() if hasattr(tree, "is_leaf") else False
+    if flat and module is None:
+        if single:
+            return lambda args: op([args[i] for i in positions])[0]
+        return lambda args: pytree.tree_unflatten(op([args[i] for i in positions]), tree)
+
+    def run(args: tuple):
+        leaves = pytree.tree_leaves(args[1:] if module is not None else args)
+        inputs = [leaves[i] for i in positions] + [t for _, t in _module_state(module)]
+        return pytree.tree_unflatten(op(inputs), tree)
+    return run
+
+
+def _signature(args: tuple) -> tuple:
+    """What decides the dispatch: every tensor's shape, dtype, device, layout and grad state, and the constants."""
+    grad = torch.is_grad_enabled()
+    key = []
+    for arg in args:
+        if isinstance(arg, torch.Tensor):
+            key.append((arg.shape, arg.dtype, arg.device, arg.is_contiguous(), grad and arg.requires_grad))
+        elif isinstance(arg, torch.nn.Module):
+            key.append((id(arg), arg.training, grad and any(p.requires_grad for p in arg.parameters())))
+        elif isinstance(arg, (list, tuple, dict)):
+            leaves, spec = pytree.tree_flatten(arg)
+            key.append((spec, _signature(tuple(leaves))))
+        else:
+            key.append((type(arg), arg))
+    return tuple(key)
+
+
+def _module_state(module: torch.nn.Module | None) -> list[tuple[str, torch.Tensor]]:
+    if module is None:
+        return []
+    return [*module.named_parameters(), *module.named_buffers()]
+
+
+def _check_eligible(tensors: list[torch.Tensor], module: torch.nn.Module | None) -> None:
+    if not tensors:
+        raise UnsupportedFunction("it takes no tensor inputs")
+    if torch.is_grad_enabled() and any(t.requires_grad for t in tensors):
+        raise UnsupportedFunction("its inputs require grad and kernels are inference-only for now; call it under "
+                                  "torch.no_grad() or torch.inference_mode()")
+    devices = {t.device.type for t in tensors}
+    if devices != {"cpu"}:
+        raise UnsupportedFunction(f"its tensors are on {', '.join(sorted(devices))}; the NPU target is not available "
+                                  "yet, and the simulator runs on CPU tensors")
+    if any(not t.is_contiguous() for t in tensors):
+        raise UnsupportedFunction("it was given non-contiguous tensors; kernels take contiguous ones")
+    if module is not None and any(isinstance(m, torch.nn.modules.batchnorm._BatchNorm) and m.training
+                                  for m in module.modules()):
+        raise UnsupportedFunction("it holds a BatchNorm in training mode, which updates its running statistics")

@@ -1,0 +1,794 @@
+"""Lowering: ATen ops of a captured graph -> AscendC statements of a kernel's compute section.
+
+Every value is computed in float. A value is one of
+- "full": a UB tile of the kernel's full shape (``count`` elements per tile),
+- "col": one element per row of a row-wise kernel (``n`` elements), e.g. a row sum,
+- "scalar": a C++ scalar expression (a constant, or a one-element input read once),
+- "mask": a Compare bit mask, for torch.where.
+Scratch tiles are reused once the values in them are dead. Each handler below lowers one op; a
+composite (sigmoid, gelu, softmax, layer_norm, ...) is written out in basic instructions, in forms
+that stay finite where torch's result is finite.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable
+
+import torch
+import torch.fx
+import torch.utils._pytree as pytree
+
+from .capture import KernelTask
+from .errors import UnsupportedFunction
+
+CTYPES = {torch.float32: "float", torch.float16: "half", torch.bfloat16: "bfloat16_t"}
+
+
+@dataclass(frozen=True)
+class Val:
+    """A value in the generated compute section.
+
+    A "col" value keeps one element per 32 bytes (COL_STRIDE floats apart), so that each row's value
+    starts 32-byte aligned, as reductions' destinations and vector operands must.
+    """
+
+    kind: str  # "full", "col", "scalar" or "mask"
+    expr: str
+    slot: int = -1  # scratch slot it owns, -1 when it owns none
+
+
+class Lowering:
+    """Walks the graph once and writes the compute section.
+
+    ``classify(node)`` says whether a node's value is "full", "col" or "scalar" in the kernel at
+    hand; ``inputs`` maps input indices to the Val the kernel provides for them (already in float).
+    """
+
+    def __init__(self, task: KernelTask, classify: Callable[[torch.fx.Node], str], inputs: dict[int, Val],
+                 reduced_dims: tuple[int, ...] = (), split: bool = False):
+        self.task = task
+        # split: the reduced "row" is all elements, spread over tiles and blocks; full-tile work goes
+        # into the per-tile section, reductions fold into accumulators, per-row work runs once at the end
+        self.split = split
+        self.sections: dict[str, list[str]] = {"full": [], "col": []}
+        self.accumulators: list[str] = []
+        self.classify = classify
+        self.input_vals = inputs
+        self.reduced_dims = reduced_dims  # the trailing dims a row-wise kernel reduces, as non-negative indices
+        self.lines: list[str] = []
+        self.values: dict[torch.fx.Node, Val] = {}
+        self.pools = {"full": [0, []], "col": [0, []], "mask": [0, []]}  # [slots made, free slots]
+        self.kind = "full"
+        self.needs_scalar_sync = False
+        self.output_vals: list[Val] = []
+
+    # -- scratch
+    @property
+    def N(self) -> str:
+        """The element count of the value kind being computed."""
+        return "colCount" if self.kind == "col" else "count"
+
+    def slots(self, kind: str) -> int:
+        return self.pools[kind][0]
+
+    def temp(self, kind: str | None = None) -> Val:
+        kind = kind or self.kind
+        made, free = self.pools[kind]
+        slot = free.pop() if free else made
+        if slot == made:
+            self.pools[kind][0] += 1
+        expr = {"full": f"calc[{slot} * TILE]", "col": f"colCalc[{slot} * COL_TILE]",
+                "mask": f"masks[{slot} * MASK_BYTES]"}[kind]
+        return Val(kind, expr, slot)
+
+    def mask(self) -> Val:
+        return self.temp("mask")
+
+    def release(self, value: Val) -> None:
+        if value.slot >= 0:
+            self.pools[value.kind][1].append(value.slot)
+
+    def emit(self, line: str) -> None:
+        self.lines.append(line)
+        self.sections["col" if self.kind == "col" else "full"].append(line)
+
+    # -- the walk
+    def run(self) -> list[Val]:
+        nodes = list(self.task.graph.graph.nodes)
+        last_use = {}
+        for position, node in enumerate(nodes):
+            for used in node.all_input_nodes:
+                last_use[used] = position
+        holders: dict[str, int] = {}  # live nodes holding each value (a float->float copy shares one)
+        index = 0
+        for position, node in enumerate(nodes):
+            if node.op == "placeholder":
+                self.values[node] = self.input_vals[index]
+                index += 1
+            elif node.op == "call_function":
+                self.values[node] = self._lower(node)
+            elif node.op == "output":
+                self.output_vals = [self.values[leaf] for leaf in pytree.tree_leaves(node.args[0])]
+                continue
+            if not isinstance(self.values[node], Val):  # a multi-output op (its getitem users hold the parts)
+                continue                                    # or an unused part of one
+            holders[self.values[node].expr] = holders.get(self.values[node].expr, 0) + 1
+            for used in node.all_input_nodes:
+                if last_use.get(used) == position and isinstance(self.values[used], Val):
+                    self._drop(self.values[used], holders)
+            if node not in last_use:
+                self._drop(self.values[node], holders)
+        return self.output_vals
+
+    def _drop(self, value: Val, holders: dict[str, int]) -> None:
+        holders[value.expr] -= 1
+        if holders[value.expr] == 0:
+            self.release(value)
+
+    def _lower(self, node: torch.fx.Node) -> Val:
+        name = "getitem" if node.target.__name__ == "getitem" else str(node.target)
+        handler = HANDLERS.get(name)
+        if handler is None:
+            raise UnsupportedFunction(f"the built-in generator does not know {name}")
+        kind = self.classify(node)
+        args = [self._arg(a, kind) for a in node.args]
+        kwargs = {k: self._arg(v, kind) for k, v in node.kwargs.items()}
+        self.kind = kind if kind in ("full", "col") else "full"
+        return handler(self, node, *args, **kwargs)
+
+    def _arg(self, arg, kind: str):
+        """A node argument as a Val; a per-row value used in a full-tile op is broadcast over its row."""
+        if isinstance(arg, (list, tuple)):
+            return type(arg)(self._arg(a, kind) for a in arg)
+        if not isinstance(arg, torch.fx.Node):
+            return arg
+        value = self.values[arg]
+        if isinstance(value, Val) and kind == "full" and value.kind == "col":
+            return self.broadcast_rows(value)
+        return value
+
+    def broadcast_rows(self, column: Val) -> Val:
+        if self.split:
+            raise UnsupportedFunction("it uses a reduction over all elements inside elementwise work (two passes "
+                                      "over the data), which the built-in generator does not do yet")
+        out = self.temp("full")
+        self.scalar_sync()
+        self.emit(f"for (uint32_t r = 0; r < n; ++r) Duplicate({out.expr}[r * colsPad_], "
+                  f"{column.expr}.GetValue(r * COL_STRIDE), colsPad_);")
+        self.emit("ScalarToVector();")
+        return out
+
+    def scalar_sync(self) -> None:
+        self.emit("VectorToScalar();")
+
+    # -- building blocks for the handlers
+    def scalar(self, value) -> Val:
+        if isinstance(value, Val):
+            return value
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise UnsupportedFunction(f"constant {value!r} is not a number")
+        return Val("scalar", float_literal(float(value)))
+
+    def tensor(self, x: Val) -> Val:
+        return self.splat(x) if x.kind == "scalar" else x
+
+    def splat(self, x: Val) -> Val:
+        out = self.temp()
+        self.emit(f"Duplicate({out.expr}, {x.expr}, {self.N});")
+        return out
+
+    def unary(self, op: str, x: Val) -> Val:
+        source = self.tensor(x)
+        out = self.temp()
+        self.emit(f"{op}({out.expr}, {source.expr}, {self.N});")
+        if source is not x:
+            self.release(source)
+        return out
+
+    def with_scalar(self, op: str, x: Val, s: Val) -> Val:
+        out = self.temp()
+        self.emit(f"{op}({out.expr}, {x.expr}, {s.expr}, {self.N});")
+        return out
+
+    def binary(self, op: str, a: Val, b: Val) -> Val:
+        """``op(out, a, b)``; a scalar operand is splatted into a scratch tile first."""
+        a_tensor, b_tensor = self.tensor(a), self.tensor(b)
+        out = self.temp()
+        self.emit(f"{op}({out.expr}, {a_tensor.expr}, {b_tensor.expr}, {self.N});")
+        for value, original in ((a_tensor, a), (b_tensor, b)):
+            if value is not original:
+                self.release(value)
+        return out
+
+    def copy(self, x: Val) -> Val:
+        if x.kind == "scalar":
+            return self.splat(x)
+        return self.with_scalar("Muls", x, Val("scalar", "1.0f"))
+
+    def reduced(self, dims) -> bool:
+        """Whether a reduction over ``dims`` (None or [] meaning all) is over exactly the kernel's reduced dims."""
+        rank = self.full_rank
+        normal = sorted({d % rank for d in dims}) if dims else list(range(rank))
+        return normal == list(self.reduced_dims)
+
+    @property
+    def full_rank(self) -> int:
+        return max(self.reduced_dims) + 1 if self.reduced_dims else 0
+
+
+def float_literal(value: float) -> str:
+    if math.isnan(value):
+        return "(0.0f / 0.0f)"
+    if math.isinf(value):
+        return "(1.0f / 0.0f)" if value > 0 else "(-1.0f / 0.0f)"
+    text = repr(value)
+    return f"{text}f" if ("e" in text or "." in text) else f"{text}.0f"
+
+
+# ---- handlers: one per ATen op -------------------------------------------------------------------
+
+def _add(lo: Lowering, node, a, b, alpha=1):
+    return _add_scaled(lo, lo.scalar(a), lo.scalar(b), float(alpha))
+
+
+def _sub(lo: Lowering, node, a, b, alpha=1):
+    return _add_scaled(lo, lo.scalar(a), lo.scalar(b), -float(alpha))
+
+
+def _rsub(lo: Lowering, node, a, b, alpha=1):
+    return _add_scaled(lo, lo.scalar(b), lo.scalar(a), -float(alpha))
+
+
+def _add_scaled(lo: Lowering, a: Val, b: Val, alpha: float) -> Val:
+    """a + alpha * b."""
+    if a.kind == "scalar" and b.kind != "scalar" and alpha == 1.0:
+        a, b = b, a
+    if b.kind == "scalar":
+        scaled = b if alpha == 1.0 else Val("scalar", f"({b.expr} * {float_literal(alpha)})")
+        if a.kind == "scalar":
+            return Val("scalar", f"({a.expr} + {scaled.expr})")
+        return lo.with_scalar("Adds", a, scaled)
+    if alpha == 1.0:
+        return lo.binary("Add", a, b)
+    if alpha == -1.0:
+        return lo.binary("Sub", a, b)
+    scaled = lo.with_scalar("Muls", b, Val("scalar", float_literal(alpha)))
+    result = lo.binary("Add", a, scaled)
+    lo.release(scaled)
+    return result
+
+
+def _mul(lo: Lowering, node, a, b):
+    a, b = lo.scalar(a), lo.scalar(b)
+    if a.kind == "scalar" and b.kind == "scalar":
+        return Val("scalar", f"({a.expr} * {b.expr})")
+    if b.kind == "scalar":
+        return lo.with_scalar("Muls", a, b)
+    if a.kind == "scalar":
+        return lo.with_scalar("Muls", b, a)
+    return lo.binary("Mul", a, b)
+
+
+def _div(lo: Lowering, node, a, b, rounding_mode=None):
+    if rounding_mode is not None:
+        raise UnsupportedFunction(f"division with rounding_mode={rounding_mode!r} is not supported yet")
+    a, b = lo.scalar(a), lo.scalar(b)
+    if a.kind == "scalar" and b.kind == "scalar":
+        return Val("scalar", f"({a.expr} / {b.expr})")
+    return lo.binary("Div", a, b)
+
+
+def _pow(lo: Lowering, node, x, exponent):
+    if isinstance(exponent, Val):
+        raise UnsupportedFunction("pow with a tensor exponent is not supported yet")
+    p = float(exponent)
+    if p == 1.0:
+        return lo.copy(x)
+    if p == 0.5:
+        return lo.unary("Sqrt", x)
+    if p == -0.5:
+        return _reciprocal_of(lo, lo.unary("Sqrt", x), consume=True)
+    if p == int(p) and abs(p) <= 8:
+        result = _int_power(lo, lo.tensor(x), int(abs(p)))
+        return _reciprocal_of(lo, result, consume=True) if p < 0 else result
+    result = lo.unary("Ln", x)  # x ** p = exp(p * ln x): NaN for x < 0, as torch gives for non-integer p
+    lo.emit(f"Muls({result.expr}, {result.expr}, {float_literal(p)}, {lo.N});")
+    lo.emit(f"Exp({result.expr}, {result.expr}, {lo.N});")
+    return result
+
+
+def _int_power(lo: Lowering, x: Val, n: int) -> Val:
+    if n == 0:
+        return lo.splat(Val("scalar", "1.0f"))
+    result = lo.copy(x)
+    for _ in range(n - 1):
+        lo.emit(f"Mul({result.expr}, {result.expr}, {x.expr}, {lo.N});")
+    return result
+
+
+def _reciprocal_of(lo: Lowering, x: Val, consume: bool = False) -> Val:
+    """1 / x by a true division (the Reciprocal instruction is documented as approximate)."""
+    result = lo.binary("Div", Val("scalar", "1.0f"), x)
+    if consume:
+        lo.release(x)
+    return result
+
+
+def _reciprocal(lo: Lowering, node, x):
+    return _reciprocal_of(lo, x)
+
+
+def _rsqrt(lo: Lowering, node, x):
+    return _reciprocal_of(lo, lo.unary("Sqrt", x), consume=True)
+
+
+def _sigmoid_of(lo: Lowering, x: Val) -> Val:
+    """1 / (1 + exp(-x)); exp overflow gives 1/inf = 0, as it should."""
+    t = lo.with_scalar("Muls", x, Val("scalar", "-1.0f"))
+    lo.emit(f"Exp({t.expr}, {t.expr}, {lo.N});")
+    lo.emit(f"Adds({t.expr}, {t.expr}, 1.0f, {lo.N});")
+    return _reciprocal_of(lo, t, consume=True)
+
+
+def _sigmoid(lo: Lowering, node, x):
+    return _sigmoid_of(lo, lo.tensor(x))
+
+
+def _silu(lo: Lowering, node, x):
+    x = lo.tensor(x)
+    s = _sigmoid_of(lo, x)
+    lo.emit(f"Mul({s.expr}, {s.expr}, {x.expr}, {lo.N});")
+    return s
+
+
+def _tanh_of(lo: Lowering, x: Val) -> Val:
+    """tanh(x) = 1 - 2 / (exp(2x) + 1): saturates to ±1 instead of overflowing to NaN."""
+    t = lo.with_scalar("Muls", x, Val("scalar", "2.0f"))
+    lo.emit(f"Exp({t.expr}, {t.expr}, {lo.N});")
+    lo.emit(f"Adds({t.expr}, {t.expr}, 1.0f, {lo.N});")
+    r = lo.binary("Div", Val("scalar", "-2.0f"), t)
+    lo.release(t)
+    lo.emit(f"Adds({r.expr}, {r.expr}, 1.0f, {lo.N});")
+    return r
+
+
+def _tanh(lo: Lowering, node, x):
+    return _tanh_of(lo, lo.tensor(x))
+
+
+def _softplus_of(lo: Lowering, z: Val) -> Val:
+    """log(1 + exp(z)) = max(z, 0) + log(1 + exp(-|z|)), stable for large |z|."""
+    a = lo.unary("Abs", z)
+    lo.emit(f"Muls({a.expr}, {a.expr}, -1.0f, {lo.N});")
+    lo.emit(f"Exp({a.expr}, {a.expr}, {lo.N});")
+    lo.emit(f"Adds({a.expr}, {a.expr}, 1.0f, {lo.N});")
+    lo.emit(f"Ln({a.expr}, {a.expr}, {lo.N});")
+    m = lo.with_scalar("Maxs", z, Val("scalar", "0.0f"))
+    lo.emit(f"Add({a.expr}, {a.expr}, {m.expr}, {lo.N});")
+    lo.release(m)
+    return a
+
+
+def _softplus(lo: Lowering, node, x, beta=1, threshold=20):
+    x = lo.tensor(x)
+    if beta == 1:
+        return _softplus_of(lo, x)
+    z = lo.with_scalar("Muls", x, lo.scalar(beta))
+    result = _softplus_of(lo, z)
+    lo.release(z)
+    lo.emit(f"Muls({result.expr}, {result.expr}, {float_literal(1.0 / beta)}, {lo.N});")
+    return result
+
+
+def _mish(lo: Lowering, node, x):
+    x = lo.tensor(x)
+    sp = _softplus_of(lo, x)
+    t = _tanh_of(lo, sp)
+    lo.release(sp)
+    lo.emit(f"Mul({t.expr}, {t.expr}, {x.expr}, {lo.N});")
+    return t
+
+
+def _erf_of(lo: Lowering, x: Val) -> Val:
+    """erf by Abramowitz & Stegun 7.1.26 (|error| < 1.5e-7), odd-symmetric through x / |x|."""
+    a = lo.unary("Abs", x)
+    t = lo.with_scalar("Muls", a, Val("scalar", "0.3275911f"))
+    lo.emit(f"Adds({t.expr}, {t.expr}, 1.0f, {lo.N});")
+    t = _reciprocal_of(lo, t, consume=True)
+    poly = lo.with_scalar("Muls", t, Val("scalar", "1.061405429f"))
+    for coefficient in ("-1.453152027f", "1.421413741f", "-0.284496736f", "0.254829592f"):
+        lo.emit(f"Adds({poly.expr}, {poly.expr}, {coefficient}, {lo.N});")
+        lo.emit(f"Mul({poly.expr}, {poly.expr}, {t.expr}, {lo.N});")
+    lo.release(t)
+    e = lo.binary("Mul", a, a)
+    lo.emit(f"Muls({e.expr}, {e.expr}, -1.0f, {lo.N});")
+    lo.emit(f"Exp({e.expr}, {e.expr}, {lo.N});")
+    lo.emit(f"Mul({poly.expr}, {poly.expr}, {e.expr}, {lo.N});")  # 1 - erf(|x|)
+    lo.release(e)
+    lo.emit(f"Muls({poly.expr}, {poly.expr}, -1.0f, {lo.N});")
+    lo.emit(f"Adds({poly.expr}, {poly.expr}, 1.0f, {lo.N});")  # erf(|x|)
+    lo.emit(f"Adds({a.expr}, {a.expr}, 1e-30f, {lo.N});")  # x / (|x| + tiny): the sign, 0 at 0
+    sign = lo.binary("Div", x, a)
+    lo.release(a)
+    lo.emit(f"Mul({poly.expr}, {poly.expr}, {sign.expr}, {lo.N});")
+    lo.release(sign)
+    return poly
+
+
+def _gelu(lo: Lowering, node, x, approximate="none"):
+    x = lo.tensor(x)
+    if approximate == "tanh":
+        inner_arg = lo.binary("Mul", x, x)
+        lo.emit(f"Mul({inner_arg.expr}, {inner_arg.expr}, {x.expr}, {lo.N});")
+        lo.emit(f"Muls({inner_arg.expr}, {inner_arg.expr}, 0.044715f, {lo.N});")
+        lo.emit(f"Add({inner_arg.expr}, {inner_arg.expr}, {x.expr}, {lo.N});")
+        lo.emit(f"Muls({inner_arg.expr}, {inner_arg.expr}, 0.7978845608028654f, {lo.N});")
+        inner = _tanh_of(lo, inner_arg)
+    else:
+        inner_arg = lo.with_scalar("Muls", x, Val("scalar", "0.7071067811865476f"))
+        inner = _erf_of(lo, inner_arg)
+    lo.release(inner_arg)
+    lo.emit(f"Adds({inner.expr}, {inner.expr}, 1.0f, {lo.N});")
+    lo.emit(f"Mul({inner.expr}, {inner.expr}, {x.expr}, {lo.N});")
+    lo.emit(f"Muls({inner.expr}, {inner.expr}, 0.5f, {lo.N});")
+    return inner
+
+
+def _elu(lo: Lowering, node, x, alpha=1.0, scale=1.0, input_scale=1.0):
+    """scale * (max(x, 0) + min(alpha * (exp(input_scale * x) - 1), 0))."""
+    x = lo.tensor(x)
+    e = lo.with_scalar("Muls", x, lo.scalar(input_scale))
+    lo.emit(f"Exp({e.expr}, {e.expr}, {lo.N});")
+    lo.emit(f"Adds({e.expr}, {e.expr}, -1.0f, {lo.N});")
+    lo.emit(f"Muls({e.expr}, {e.expr}, {float_literal(float(alpha))}, {lo.N});")
+    lo.emit(f"Mins({e.expr}, {e.expr}, 0.0f, {lo.N});")
+    positive = lo.with_scalar("Maxs", x, Val("scalar", "0.0f"))
+    lo.emit(f"Add({e.expr}, {e.expr}, {positive.expr}, {lo.N});")
+    lo.release(positive)
+    if scale != 1.0:
+        lo.emit(f"Muls({e.expr}, {e.expr}, {float_literal(float(scale))}, {lo.N});")
+    return e
+
+
+def _clamp(lo: Lowering, node, x, low=None, high=None):
+    result = lo.copy(lo.tensor(x))
+    if low is not None:
+        lo.emit(f"Maxs({result.expr}, {result.expr}, {lo.scalar(low).expr}, {lo.N});")
+    if high is not None:
+        lo.emit(f"Mins({result.expr}, {result.expr}, {lo.scalar(high).expr}, {lo.N});")
+    return result
+
+
+def _hardsigmoid(lo: Lowering, node, x):
+    result = lo.with_scalar("Muls", lo.tensor(x), Val("scalar", float_literal(1.0 / 6.0)))
+    lo.emit(f"Adds({result.expr}, {result.expr}, 0.5f, {lo.N});")
+    lo.emit(f"Maxs({result.expr}, {result.expr}, 0.0f, {lo.N});")
+    lo.emit(f"Mins({result.expr}, {result.expr}, 1.0f, {lo.N});")
+    return result
+
+
+def _leaky_relu(lo: Lowering, node, x, slope=0.01):
+    return lo.with_scalar("LeakyRelu", lo.tensor(x), lo.scalar(slope))
+
+
+def _to_copy(lo: Lowering, node, x, dtype=None, **_):
+    if dtype is None or dtype == torch.float32 or x.kind == "scalar":
+        return x
+    if dtype not in CTYPES:
+        raise UnsupportedFunction(f"conversion to {dtype} is not supported by the built-in generator")
+    # round through the narrower type, as torch does, then continue in float
+    narrow, wide = lo.temp(), lo.temp()
+    ctype = CTYPES[dtype]
+    lo.emit(f"Cast({narrow.expr}.ReinterpretCast<{ctype}>(), {x.expr}, RoundMode::CAST_RINT, {lo.N});")
+    lo.emit(f"Cast({wide.expr}, {narrow.expr}.ReinterpretCast<{ctype}>(), RoundMode::CAST_NONE, {lo.N});")
+    lo.release(narrow)
+    return wide
+
+
+_CMP = {"gt": "GT", "lt": "LT", "ge": "GE", "le": "LE", "eq": "EQ", "ne": "NE"}
+
+
+def _compare(mode: str):
+    def handler(lo: Lowering, node, a, b):
+        a, b = lo.tensor(lo.scalar(a)), lo.scalar(b)
+        mask = lo.mask()
+        counted = f"({lo.N} + 63) / 64 * 64"  # Compare works on whole 256-byte repeats
+        if b.kind == "scalar":
+            lo.emit(f"CompareScalar({mask.expr}, {a.expr}, {b.expr}, CMPMODE::{mode}, {counted});")
+        else:
+            lo.emit(f"Compare({mask.expr}, {a.expr}, {b.expr}, CMPMODE::{mode}, {counted});")
+        return mask
+    return handler
+
+
+def _where(lo: Lowering, node, condition, a, b):
+    if condition.kind != "mask":
+        raise UnsupportedFunction("torch.where needs a comparison as its condition in the built-in generator")
+    a, b = lo.tensor(lo.scalar(a)), lo.scalar(b)
+    out = lo.temp()
+    mode = "VSEL_TENSOR_SCALAR_MODE" if b.kind == "scalar" else "VSEL_TENSOR_TENSOR_MODE"
+    lo.emit(f"Select({out.expr}, {condition.expr}, {a.expr}, {b.expr}, SELMODE::{mode}, {lo.N});")
+    return out
+
+
+def _scalar_tensor(lo: Lowering, node, value, **_):
+    return lo.scalar(value)
+
+
+def _full(lo: Lowering, node, size, value, **_):
+    if any(s != 1 for s in size):
+        raise UnsupportedFunction("torch.full of a non-scalar shape is not supported by the built-in generator")
+    return lo.scalar(value)
+
+
+def _binary_op(op: str):
+    def handler(lo: Lowering, node, a, b):
+        return lo.binary(op, lo.scalar(a), lo.scalar(b))
+    return handler
+
+
+# ---- row reductions (row-wise kernels only) ---------------------------------------------------------
+
+_REDUCE_OPS = {"sum": "ReduceSum", "max": "ReduceMax", "min": "ReduceMin"}
+
+
+def _reduce_rows(lo: Lowering, op: str, x: Val) -> Val:
+    """One value per row: ``op`` over the row's cols elements of a full tile."""
+    if x.kind not in ("full", "scalar"):
+        raise UnsupportedFunction("a reduction of a per-row value is not supported by the built-in generator yet")
+    lo.kind = "full"
+    source = lo.tensor(x)
+    if lo.split:
+        return _accumulate(lo, op, source)
+    out, work = lo.temp("col"), lo.temp("full")
+    lo.emit(f"for (uint32_t r = 0; r < n; ++r) {_REDUCE_OPS[op]}({out.expr}[r * COL_STRIDE], "
+            f"{source.expr}[r * colsPad_], {work.expr}, cols_);")
+    lo.release(work)
+    lo.kind = "col"
+    return out
+
+
+_COMBINE = {"sum": "Add", "max": "Max", "min": "Min"}
+
+
+def _accumulate(lo: Lowering, op: str, source: Val) -> Val:
+    """Split mode: this tile's reduction folded into the block's accumulator for this reduction."""
+    work = lo.temp("full")
+    slot = len(lo.accumulators)
+    lo.accumulators.append(op)
+    lo.emit(f"{_REDUCE_OPS[op]}(part, {source.expr}, {work.expr}, count);")
+    lo.emit(f"{_COMBINE[op]}(acc[{slot} * COL_STRIDE], acc[{slot} * COL_STRIDE], part, 1);")
+    lo.release(work)
+    lo.kind = "col"
+    return Val("col", f"acc[{slot} * COL_STRIDE]")
+
+
+def _check_dims(lo: Lowering, dims):
+    if not lo.reduced(dims if dims is None or isinstance(dims, (list, tuple)) else [dims]):
+        raise UnsupportedFunction(f"it reduces over dims {dims}; the built-in generator reduces trailing dims only")
+
+
+def _sum(lo: Lowering, node, x, dims=None, keepdim=False, dtype=None):
+    _check_dims(lo, dims)
+    return _reduce_rows(lo, "sum", x)
+
+
+def _mean(lo: Lowering, node, x, dims=None, keepdim=False, dtype=None):
+    _check_dims(lo, dims)
+    total = _reduce_rows(lo, "sum", x)
+    lo.emit(f"Muls({total.expr}, {total.expr}, invCols_, colCount);")
+    return total
+
+
+def _amax(lo: Lowering, node, x, dims=(), keepdim=False):
+    _check_dims(lo, dims)
+    return _reduce_rows(lo, "max", x)
+
+
+def _amin(lo: Lowering, node, x, dims=(), keepdim=False):
+    _check_dims(lo, dims)
+    return _reduce_rows(lo, "min", x)
+
+
+def _softmax(lo: Lowering, node, x, dim, half_to_float=False, log=False):
+    _check_dims(lo, [dim])
+    lo.kind = "full"
+    x = lo.tensor(x)
+    lo.kind = "col"
+    peak = _reduce_rows(lo, "max", x)
+    lo.kind = "full"
+    shifted = lo.binary("Sub", x, lo.broadcast_rows(peak))
+    lo.release(peak)
+    exps = lo.unary("Exp", shifted)
+    lo.kind = "col"
+    total = _reduce_rows(lo, "sum", exps)
+    lo.kind = "full"
+    if log:
+        lo.release(exps)
+        lo.emit(f"Ln({total.expr}, {total.expr}, colCount);")
+        result = lo.binary("Sub", shifted, lo.broadcast_rows(total))
+    else:
+        result = lo.binary("Div", exps, lo.broadcast_rows(total))
+        lo.release(exps)
+    lo.release(shifted)
+    lo.release(total)
+    return result
+
+
+def _log_softmax(lo: Lowering, node, x, dim, half_to_float=False):
+    return _softmax(lo, node, x, dim, half_to_float, log=True)
+
+
+def _layer_norm(lo: Lowering, node, x, normalized_shape, weight, bias, eps):
+    """(y, mean, rstd) of native_layer_norm over the trailing dims; only y is a full tile."""
+    lo.kind = "full"
+    x = lo.tensor(x)
+    lo.kind = "col"
+    mean = _reduce_rows(lo, "sum", x)
+    lo.emit(f"Muls({mean.expr}, {mean.expr}, invCols_, colCount);")
+    lo.kind = "full"
+    centered = lo.binary("Sub", x, lo.broadcast_rows(mean))
+    squares = lo.binary("Mul", centered, centered)
+    lo.kind = "col"
+    rstd = _reduce_rows(lo, "sum", squares)
+    lo.release(squares)
+    lo.emit(f"Muls({rstd.expr}, {rstd.expr}, invCols_, colCount);")
+    lo.emit(f"Adds({rstd.expr}, {rstd.expr}, {float_literal(float(eps))}, colCount);")
+    lo.emit(f"Sqrt({rstd.expr}, {rstd.expr}, colCount);")
+    rstd = _reciprocal_of(lo, rstd, consume=True)
+    lo.kind = "full"
+    y = lo.binary("Mul", centered, lo.broadcast_rows(rstd))
+    lo.release(centered)
+    if weight is not None:
+        lo.emit(f"Mul({y.expr}, {y.expr}, {lo.tensor(weight).expr}, count);")
+    if bias is not None:
+        lo.emit(f"Add({y.expr}, {y.expr}, {lo.tensor(bias).expr}, count);")
+    return (y, mean, rstd)
+
+
+def _getitem(lo: Lowering, node, values, index):
+    if not isinstance(values, tuple):
+        raise UnsupportedFunction("indexing a tensor is not supported by the built-in generator")
+    return values[index]
+
+
+def _extreme_dim(op: str):
+    def handler(lo: Lowering, node, x, dim, keepdim=False):
+        if any(user.args[1] == 1 and user.users for user in node.users):
+            raise UnsupportedFunction("max/min with indices (argmax) is not supported by the built-in generator yet")
+        _check_dims(lo, [dim])
+        return (_reduce_rows(lo, op, x), None)
+    return handler
+
+
+def _prod(lo: Lowering, node, x, dim, keepdim=False, dtype=None):
+    """The product of each row, by the scalar unit (no vector instruction multiplies a row together)."""
+    _check_dims(lo, [dim])
+    if lo.split:
+        raise UnsupportedFunction("a product over all elements is not supported by the built-in generator yet")
+    lo.kind = "full"
+    source, out = lo.tensor(x), lo.temp("col")
+    lo.emit("VectorToScalar();")
+    lo.emit(f"for (uint32_t r = 0; r < n; ++r) {{ float p = 1.0f; for (uint32_t c = 0; c < cols_; ++c) "
+            f"p *= {source.expr}.GetValue(r * colsPad_ + c); {out.expr}.SetValue(r * COL_STRIDE, p); }}")
+    lo.emit("ScalarToVector();")
+    return out
+
+
+def _var(lo: Lowering, node, x, dims=None, correction=1, keepdim=False):
+    _check_dims(lo, dims)
+    lo.kind = "full"
+    x = lo.tensor(x)
+    lo.kind = "col"
+    mean = _reduce_rows(lo, "sum", x)
+    lo.emit(f"Muls({mean.expr}, {mean.expr}, invCols_, colCount);")
+    lo.kind = "full"
+    centered = lo.binary("Sub", x, lo.broadcast_rows(mean))
+    lo.release(mean)
+    lo.emit(f"Mul({centered.expr}, {centered.expr}, {centered.expr}, count);")
+    lo.kind = "col"
+    total = _reduce_rows(lo, "sum", centered)
+    lo.release(centered)
+    divisor = float(1 if correction is None else correction)
+    lo.emit(f"Muls({total.expr}, {total.expr}, 1.0f / (static_cast<float>(cols_) - {float_literal(divisor)}), "
+            "colCount);")
+    return total
+
+
+def _vector_norm(lo: Lowering, node, x, ord=2, dims=None, keepdim=False, dtype=None):
+    _check_dims(lo, dims)
+    lo.kind = "full"
+    x = lo.tensor(x)
+    magnitude = lo.unary("Abs", x)
+    p = float(ord)
+    lo.kind = "col"
+    if math.isinf(p):
+        result = _reduce_rows(lo, "max" if p > 0 else "min", magnitude)
+        lo.release(magnitude)
+        return result
+    if p == 1.0:
+        result = _reduce_rows(lo, "sum", magnitude)
+    elif p == 2.0:
+        lo.kind = "full"
+        lo.emit(f"Mul({magnitude.expr}, {magnitude.expr}, {magnitude.expr}, count);")
+        lo.kind = "col"
+        result = _reduce_rows(lo, "sum", magnitude)
+        lo.emit(f"Sqrt({result.expr}, {result.expr}, colCount);")
+    else:
+        raise UnsupportedFunction(f"vector norms of order {ord} are not supported by the built-in generator yet")
+    lo.release(magnitude)
+    return result
+
+
+def _log1p(lo: Lowering, node, x):
+    result = lo.with_scalar("Adds", lo.tensor(x), Val("scalar", "1.0f"))
+    lo.emit(f"Ln({result.expr}, {result.expr}, {lo.N});")
+    return result
+
+
+def _hardswish(lo: Lowering, node, x):
+    x = lo.tensor(x)
+    gate = _hardsigmoid(lo, node, x)
+    lo.emit(f"Mul({gate.expr}, {gate.expr}, {x.expr}, {lo.N});")
+    return gate
+
+
+HANDLERS = {
+    "aten.add.Tensor": _add, "aten.add.Scalar": _add,
+    "aten.sub.Tensor": _sub, "aten.sub.Scalar": _sub, "aten.rsub.Scalar": _rsub,
+    "aten.mul.Tensor": _mul, "aten.mul.Scalar": _mul,
+    "aten.div.Tensor": _div, "aten.div.Scalar": _div, "aten.div.Tensor_mode": _div,
+    "aten.pow.Tensor_Scalar": _pow,
+    "aten.neg.default": lambda lo, node, x: lo.with_scalar("Muls", lo.tensor(x), Val("scalar", "-1.0f")),
+    "aten.abs.default": lambda lo, node, x: lo.unary("Abs", x),
+    "aten.exp.default": lambda lo, node, x: lo.unary("Exp", x),
+    "aten.log.default": lambda lo, node, x: lo.unary("Ln", x),
+    "aten.sqrt.default": lambda lo, node, x: lo.unary("Sqrt", x),
+    "aten.rsqrt.default": _rsqrt,
+    "aten.reciprocal.default": _reciprocal,
+    "aten.relu.default": lambda lo, node, x: lo.unary("Relu", x),
+    "aten.leaky_relu.default": _leaky_relu,
+    "aten.sigmoid.default": _sigmoid,
+    "aten.tanh.default": _tanh,
+    "aten.silu.default": _silu,
+    "aten.gelu.default": _gelu,
+    "aten.elu.default": _elu,
+    "aten.softplus.default": _softplus,
+    "aten.mish.default": _mish,
+    "aten.hardsigmoid.default": _hardsigmoid,
+    "aten.hardtanh.default": lambda lo, node, x, low=-1.0, high=1.0: _clamp(lo, node, x, low, high),
+    "aten.clamp.default": _clamp,
+    "aten.clamp_min.default": lambda lo, node, x, low: _clamp(lo, node, x, low, None),
+    "aten.clamp_max.default": lambda lo, node, x, high: _clamp(lo, node, x, None, high),
+    "aten.maximum.default": _binary_op("Max"),
+    "aten.minimum.default": _binary_op("Min"),
+    "aten._to_copy.default": _to_copy,
+    "aten.where.self": _where,
+    "aten.scalar_tensor.default": _scalar_tensor,
+    "aten.full.default": _full,
+    "aten.sum.dim_IntList": _sum,
+    "aten.mean.dim": _mean,
+    "aten.amax.default": _amax,
+    "aten.amin.default": _amin,
+    "aten.max.dim": _extreme_dim("max"),
+    "aten.min.dim": _extreme_dim("min"),
+    "aten.sum.default": _sum,
+    "aten.max.default": lambda lo, node, x: _amax(lo, node, x, None),
+    "aten.min.default": lambda lo, node, x: _amin(lo, node, x, None),
+    "aten.mean.default": _mean,
+    "aten.prod.dim_int": _prod,
+    "aten.var.correction": _var,
+    "aten.linalg_vector_norm.default": _vector_norm,
+    "aten.log1p.default": _log1p,
+    "aten.expand.default": lambda lo, node, x, size: x,  # broadcasting is what a value's kind already does
+    "aten.hardswish.default": _hardswish,
+    "aten._softmax.default": _softmax,
+    "aten._log_softmax.default": _log_softmax,
+    "aten.native_layer_norm.default": _layer_norm,
+    "getitem": _getitem,
+    "aten.sym_size.int": lambda lo, node, x, dim: Val("size", "0"),  # only read as a normalized_shape entry
+    **{f"aten.{name}.Tensor": _compare(mode) for name, mode in _CMP.items()},
+    **{f"aten.{name}.Scalar": _compare(mode) for name, mode in _CMP.items()},
+}
