@@ -51,6 +51,10 @@ class CompiledKernel:
     verified_shapes: set = field(default_factory=set, compare=False)
 
 
+def _cache(cache_dir: Path | None) -> KernelCache:
+    return KernelCache(cache_dir / "kernels" if cache_dir else None, shared_roots=config.shared_cache_dirs())
+
+
 def target_identity(soc: str) -> str:
     return "|".join(["sim", soc, sim_headers_digest(), compiler_identity(config.cxx()), " ".join(build_flags())])
 
@@ -62,7 +66,7 @@ def compile_task(task: KernelTask, reference: Callable, options: Options) -> Com
     if options.generator not in ("auto", "builtin"):
         raise UnsupportedFunction(f"generator {options.generator!r} is not available yet; use 'builtin' or 'auto'")
     soc = options.soc or config.default_soc()
-    cache = KernelCache(options.cache_dir / "kernels" if options.cache_dir else None)
+    cache = _cache(options.cache_dir)
     key = cache_key(task.key, target_identity(soc), BUILTIN_VERSION)
     entry = cache.lookup(key)
     origin = "cache"
@@ -140,7 +144,7 @@ def _load(entry: CacheEntry, cache: KernelCache, key: str):
 def record_verified_shape(compiled: CompiledKernel, shapes: tuple, cache_dir: Path | None) -> None:
     """Remember a newly verified shape in this process and in the cache entry, for every process."""
     compiled.verified_shapes.add(shapes)
-    cache = KernelCache(cache_dir / "kernels" if cache_dir else None)
+    cache = _cache(cache_dir)
 
     def add(meta: dict) -> dict:
         known = meta.setdefault("verified_shapes", [])
