@@ -244,6 +244,14 @@ def _ub_bytes(task: KernelTask, plan: Plan, lowering: Lowering, tile: int, buffe
 # ---- emitting ---------------------------------------------------------------------------------------------
 
 
+def _io_lines(task: KernelTask) -> tuple[list[str], str, str]:
+    """The In/Out type aliases, and the kernel's GM parameter list and argument list."""
+    types = [f"using In{i} = {CTYPES[spec.dtype]};" for i, spec in enumerate(task.inputs)]
+    types += [f"using Out{i} = {CTYPES[spec.dtype]};" for i, spec in enumerate(task.outputs)]
+    names = [f"in{i}" for i in range(len(task.inputs))] + [f"out{i}" for i in range(len(task.outputs))]
+    return types, ", ".join(f"GM_ADDR {name}" for name in names) + ",", ", ".join(names) + ","
+
+
 def _emit(task: KernelTask, plan: Plan, lowering: Lowering, tile: int, buffers: int) -> str:
     if plan.template == "reduce_all":
         return _emit_reduce_all(task, plan, lowering, tile, buffers)
@@ -260,10 +268,8 @@ def _emit(task: KernelTask, plan: Plan, lowering: Lowering, tile: int, buffers: 
                    f"constexpr int32_t SHAPE_TENSOR = {plan.shape_tensor};",
                    f"constexpr int32_t REDUCED_DIMS = {plan.reduced_dims};",
                    f"constexpr uint32_t COL_ALIGN = {32 // narrow};"]
-    config += [f"using In{i} = {CTYPES[spec.dtype]};" for i, spec in enumerate(task.inputs)]
-    config += [f"using Out{i} = {CTYPES[spec.dtype]};" for i, spec in enumerate(task.outputs)]
-    params = ", ".join([f"GM_ADDR in{i}" for i in range(n_in)] + [f"GM_ADDR out{i}" for i in range(n_out)]) + ","
-    args = ", ".join([f"in{i}" for i in range(n_in)] + [f"out{i}" for i in range(n_out)]) + ","
+    types, params, args = _io_lines(task)
+    config += types
     parts = _Parts()
     for index, kind in enumerate(plan.input_kinds):
         _INPUT_EMITTERS[(plan.template, kind)](parts, index)
@@ -368,10 +374,8 @@ def _emit_reduce_all(task: KernelTask, plan: Plan, lowering: Lowering, tile: int
               f"constexpr uint32_t ACCS = {max(1, len(accumulators))};",
               f"constexpr uint32_t MASKS = {max(1, lowering.slots('mask'))};",
               "constexpr uint32_t MASK_BYTES = TILE / 8;", "using ComputeT = float;"]
-    config += [f"using In{i} = {CTYPES[spec.dtype]};" for i, spec in enumerate(task.inputs)]
-    config += [f"using Out{i} = {CTYPES[spec.dtype]};" for i, spec in enumerate(task.outputs)]
-    params = ", ".join([f"GM_ADDR in{i}" for i in range(n_in)] + [f"GM_ADDR out{i}" for i in range(n_out)]) + ","
-    args = ", ".join([f"in{i}" for i in range(n_in)] + [f"out{i}" for i in range(n_out)]) + ","
+    types, params, args = _io_lines(task)
+    config += types
     parts = _Parts()
     for index, kind in enumerate(plan.input_kinds):
         _INPUT_EMITTERS[("elementwise", kind)](parts, index)

@@ -623,13 +623,7 @@ def _log_softmax(lo: Lowering, node, x, dim, half_to_float=False):
 
 def _layer_norm(lo: Lowering, node, x, normalized_shape, weight, bias, eps):
     """(y, mean, rstd) of native_layer_norm over the trailing dims; only y is a full tile."""
-    lo.kind = "full"
-    x = lo.tensor(x)
-    lo.kind = "col"
-    mean = _reduce_rows(lo, "sum", x)
-    lo.emit(f"Muls({mean.expr}, {mean.expr}, invCols_, colCount);")
-    lo.kind = "full"
-    centered = lo.binary("Sub", x, lo.broadcast_rows(mean))
+    centered, mean = _centered(lo, x)
     squares = lo.binary("Mul", centered, centered)
     lo.kind = "col"
     rstd = _reduce_rows(lo, "sum", squares)
@@ -677,15 +671,19 @@ def _prod(lo: Lowering, node, x, dim, keepdim=False, dtype=None):
     return out
 
 
-def _var(lo: Lowering, node, x, dims=None, correction=1, keepdim=False):
-    _check_dims(lo, dims)
+def _centered(lo: Lowering, x: Val) -> tuple[Val, Val]:
+    """(x - mean of its row, the row means)."""
     lo.kind = "full"
     x = lo.tensor(x)
-    lo.kind = "col"
     mean = _reduce_rows(lo, "sum", x)
     lo.emit(f"Muls({mean.expr}, {mean.expr}, invCols_, colCount);")
     lo.kind = "full"
-    centered = lo.binary("Sub", x, lo.broadcast_rows(mean))
+    return lo.binary("Sub", x, lo.broadcast_rows(mean)), mean
+
+
+def _var(lo: Lowering, node, x, dims=None, correction=1, keepdim=False):
+    _check_dims(lo, dims)
+    centered, mean = _centered(lo, x)
     lo.release(mean)
     lo.emit(f"Mul({centered.expr}, {centered.expr}, {centered.expr}, count);")
     lo.kind = "col"
