@@ -4,6 +4,9 @@ Each case runs the full verification (mixed-sign values, edge values, infinities
 shapes, a shape spread over more blocks than cores) on the first variant, in this process.
 """
 
+import os
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -88,12 +91,24 @@ CASES = {
 }
 
 
+@pytest.fixture(scope="module")
+def generated():
+    """Every case captured and generated once; the kernels built in parallel (one compiler per core)."""
+    built = {}
+    for name, (function, inputs) in CASES.items():
+        task = capture(function, inputs)
+        built[name] = (task, generate_builtin(task, 1)[0])
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        kernels = dict(zip(built, pool.map(lambda item: compile_kernel(item[1].source, ENTRY, contract=True),
+                                           built.values())))
+    return {name: (task, kernels[name]) for name, (task, _) in built.items()}
+
+
 @pytest.mark.parametrize("name", CASES)
-def test_generated_kernel_passes_full_verification(name):
-    function, inputs = CASES[name]
-    task = capture(function, inputs)
-    candidate = generate_builtin(task, 1)[0]
-    runner = ContractKernel(compile_kernel(candidate.source, ENTRY, contract=True), task, "Ascend910B2")
+def test_generated_kernel_passes_full_verification(name, generated):
+    function, _ = CASES[name]
+    task, kernel = generated[name]
+    runner = ContractKernel(kernel, task, "Ascend910B2")
     sets = make_input_sets(task.inputs, task.traced_shapes, generic=not task.specialized)
     verdict = verify_in_process(function, runner, sets, None)
     assert verdict.ok, verdict.reason
