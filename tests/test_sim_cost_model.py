@@ -128,7 +128,6 @@ def test_double_buffering_estimates_faster_than_single_buffering(blocks):
     assert max(c["est_ns"] for c in double.cores) < max(c["est_ns"] for c in single.cores)
 
 
-@pytest.mark.xfail(strict=True, reason="needs core.h schedule() to take CostModel::gm_read_latency_ns (requested)")
 def test_double_buffering_hides_the_gm_read_latency():
     # With one buffer per queue, each tile's Add waits for its CopyIn to land; with two, the copy of
     # the next tile is under way while this one is added.

@@ -77,6 +77,7 @@ struct CoreState {
     uint32_t queue_buffers[32] = {};  // per TPosition, for the event-ID limit
     uint32_t buffers = 0;             // queue buffers and TBufs, at most 64 per kernel
     double pipe_free[ASCENDC_SIM_PIPES] = {};
+    double pipe_done[ASCENDC_SIM_PIPES] = {};  // when the results of everything issued on the pipe are in place
     double flag_time[kEventKinds][kEventIds] = {};
     uint8_t flag_pending[kEventKinds][kEventIds] = {};
     Loc flag_loc[kEventKinds][kEventIds] = {};
@@ -337,7 +338,7 @@ inline void sync_all_pipes(CoreState& c) {
 // Books one instruction on `pipe`: it starts when the pipe is free, its sources are written and its
 // destination's previous readers and writer are done.
 inline void schedule(CoreState& c, int pipe, double cost_ns, std::initializer_list<BufferTiming*> sources,
-                     BufferTiming* dest) {
+                     BufferTiming* dest, double latency_ns = 0.0) {
     for (BufferTiming* s : sources)
         if (s != dest) note_read(c, s, pipe);
     note_write(c, dest, pipe);
@@ -347,10 +348,11 @@ inline void schedule(CoreState& c, int pipe, double cost_ns, std::initializer_li
     if (dest != nullptr) start = std::max({start, dest->read_end, dest->write_end});
     double end = start + cost_ns;
     c.pipe_free[pipe] = end;
+    c.pipe_done[pipe] = std::max(c.pipe_done[pipe], end + latency_ns);
     c.report->pipe_busy_ns[pipe] += cost_ns;
     for (BufferTiming* s : sources)
         if (s != nullptr) s->read_end = std::max(s->read_end, end);
-    if (dest != nullptr) dest->write_end = end;
+    if (dest != nullptr) dest->write_end = end + latency_ns;
 }
 
 inline void count_vector(CoreState& c, OpId op, uint64_t repeats, std::initializer_list<BufferTiming*> sources,
@@ -368,11 +370,13 @@ inline uint64_t repeats_for(uint64_t elements) {
 }
 
 inline double core_time(const CoreState& c) {
-    return *std::max_element(c.pipe_free, c.pipe_free + ASCENDC_SIM_PIPES);
+    return std::max(*std::max_element(c.pipe_free, c.pipe_free + ASCENDC_SIM_PIPES),
+                    *std::max_element(c.pipe_done, c.pipe_done + ASCENDC_SIM_PIPES));
 }
 
 inline void align_pipes(CoreState& c, double t) {
     for (double& p : c.pipe_free) p = std::max(p, t);
+    for (double& p : c.pipe_done) p = std::max(p, t);
 }
 
 }  // namespace ascendc_sim

@@ -176,7 +176,7 @@ void gm_to_ub(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const CopyP
     c.report->gm_to_ub_bytes += moved;
     c.report->data_copies += 1;
     ascendc_sim::schedule(c, ascendc_sim::kPipeMte2, ascendc_sim::CostModel::gm_copy_ns(moved, false, c.soc()), {},
-                          dst.timing());
+                          dst.timing(), ascendc_sim::CostModel::gm_read_latency_ns(c.soc()));
 }
 
 template <typename T>
@@ -286,7 +286,8 @@ void pad_in(const LocalTensor<T>& dst, const GlobalTensor<T>& src, uint32_t coun
     c.report->gm_to_ub_bytes += uint64_t(len) * count;
     c.report->data_copies += 1;
     ascendc_sim::schedule(c, ascendc_sim::kPipeMte2,
-                          ascendc_sim::CostModel::gm_copy_ns(uint64_t(len) * count, false, c.soc()), {}, dst.timing());
+                          ascendc_sim::CostModel::gm_copy_ns(uint64_t(len) * count, false, c.soc()), {}, dst.timing(),
+                          ascendc_sim::CostModel::gm_read_latency_ns(c.soc()));
 }
 
 template <typename T>

@@ -465,7 +465,8 @@ void SetFlag(int32_t id, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
     c.flag_pending[kind][id] = 1;
     c.flag_loc[kind][id] = loc;
     c.flag_clock[kind][id] = ascendc_sim::signal_clock(c, sim_detail::event_pipes(event).from);
-    c.flag_time[kind][id] = c.pipe_free[sim_detail::event_pipes(event).from];
+    int from = sim_detail::event_pipes(event).from;  // the flag fires when the pipe's work is complete
+    c.flag_time[kind][id] = std::max(c.pipe_free[from], c.pipe_done[from]);
 }
 
 template <HardEvent event>
