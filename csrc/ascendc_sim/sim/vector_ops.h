@@ -378,19 +378,23 @@ template <int N, typename Chunk>
 inline void walk(const Plan& p, uint32_t lanes, const Stream (&s)[N], Chunk&& chunk) {
     const uint32_t n = lanes / 8;
     const uint64_t full = n >= 64 ? ~0ull : ((1ull << n) - 1);
+    uint64_t offset[N][8];  // byte offset of run `blk` inside a repeat, per operand
+    for (int k = 0; k < N; ++k) {
+        const uint32_t per_block = 32 / s[k].esize;
+        for (uint32_t blk = 0; blk < 8; ++blk)
+            offset[k][blk] = (blk * n / per_block) * s[k].blk * 32ull + (blk * n % per_block) * s[k].esize;
+    }
     for (uint64_t r = 0; r < p.repeats; ++r) {
         uint64_t w[2] = {p.bits[0], p.bits[1]};
         if (p.tail != 0 && r + 1 == p.repeats) prefix_bits(w, p.tail);
+        uint8_t* start[N];
+        for (int k = 0; k < N; ++k) start[k] = s[k].base + r * s[k].rep * 32ull;
         for (uint32_t blk = 0; blk < 8; ++blk) {
             const uint32_t lane0 = blk * n;
             const uint64_t bits = (w[lane0 >> 6] >> (lane0 & 63)) & full;
             if (bits == 0) continue;
             uint8_t* ptr[N];
-            for (int k = 0; k < N; ++k) {
-                const uint32_t per_block = 32 / s[k].esize;
-                ptr[k] = s[k].base + r * s[k].rep * 32ull + (lane0 / per_block) * s[k].blk * 32ull +
-                         (lane0 % per_block) * s[k].esize;
-            }
+            for (int k = 0; k < N; ++k) ptr[k] = start[k] + offset[k][blk];
             chunk(ptr, bits, bits == full, n, r * lanes + lane0);
         }
     }
