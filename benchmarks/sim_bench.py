@@ -1,6 +1,6 @@
 """Simulator speed: how long a kernel takes to build, and how fast a launch runs next to torch eager.
 
-    python benchmarks/sim_bench.py [--rounds 15] [--builds 5] [--inline-runs 1]
+    python benchmarks/sim_bench.py [--rounds 25] [--builds 5] [--inline-runs 1]
 
 One table, side by side, with PASS/FAIL against the targets:
 - build: median wall time of build_sim_kernel for several distinct kernel sources in a fresh
@@ -36,6 +36,7 @@ N = 4 * 1024 * 1024
 BLOCKS = 48  # vector cores of the Ascend910B2
 ADD_TILE = 7680  # 6 buffers x 30 KB = 180 KB of UB
 FUSED_TILE = 6144  # 7 buffers x 24 KB = 168 KB of UB
+WARMUP = 3  # untimed rounds: thread pools, allocator caches and page tables settle
 TARGET_BUILD_S = 3.0
 TARGET_ADD_RATIO = 0.3
 TARGET_FUSED_RATIO = 1.0
@@ -69,23 +70,16 @@ def tiling(n: int, tile: int, blocks: int, *extra: int) -> bytes:
     return struct.pack(f"<{4 + len(extra)}I", n, tile, tiles // blocks, tiles % blocks, *extra)
 
 
-def fresh_cache() -> str:
-    """Point the build cache at a new empty directory (config reads the variable on every use)."""
-    os.environ["TORCH_ASCENDGEN_CACHE_DIR"] = tempfile.mkdtemp(prefix="ascendgen-bench-")
-    return os.environ["TORCH_ASCENDGEN_CACHE_DIR"]
-
-
 def children_cpu_s() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
 
 
 def bench_builds(count: int) -> tuple[float, list[float], list[float]]:
-    """Support build seconds, and wall and compiler-CPU seconds per kernel build, in a fresh cache
-    for distinct sources (the CPU time does not grow when other work shares the machine)."""
+    """Support build seconds, and wall and compiler-CPU seconds per kernel build, for distinct sources
+    (the CPU time does not grow when other work shares the machine). Run it on an empty cache."""
     from torch_ascendgen.build import build_sim_kernel, sim_support
 
-    fresh_cache()
     started = time.perf_counter()
     sim_support()
     support = time.perf_counter() - started
@@ -105,8 +99,9 @@ def bench_load_inline(runs: int) -> list[float]:
     """Wall time of load_inline for a C++ add, each run in a fresh build directory and a fresh process."""
     script = (
         "import sys, tempfile, torch.utils.cpp_extension as ext\n"
-        "ext.load_inline(name='bench_add_' + sys.argv[1], cpp_sources=sys.stdin.read(), functions=['add'],\n"
-        "                build_directory=tempfile.mkdtemp(prefix='ascendgen-inline-'), verbose=False)\n"
+        "with tempfile.TemporaryDirectory(prefix='ascendgen-inline-') as build:\n"
+        "    ext.load_inline(name='bench_add_' + sys.argv[1], cpp_sources=sys.stdin.read(), functions=['add'],\n"
+        "                    build_directory=build, verbose=False)\n"
     )
     seconds = []
     for run in range(runs):
@@ -118,9 +113,11 @@ def bench_load_inline(runs: int) -> list[float]:
 
 
 def interleaved(sim: Callable[[], torch.Tensor], eager: Callable[[], torch.Tensor], rounds: int):
-    """Median seconds of `sim` and `eager`, alternated round by round after one warm-up each."""
+    """Median seconds of `sim` and `eager`, alternated round by round after WARMUP untimed rounds."""
     if not torch.equal(sim(), eager()):
         raise AssertionError("the simulator's result differs from torch eager")
+    for _ in range(WARMUP - 1):
+        sim(), eager()
     sim_times, eager_times = [], []
     for _ in range(rounds):
         for fn, times in ((sim, sim_times), (eager, eager_times)):
@@ -183,11 +180,20 @@ def print_table(rows: list[Row]) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=15, help="timed rounds of each launch and eager run")
+    parser.add_argument("--rounds", type=int, default=25, help="timed rounds of each launch and eager run")
     parser.add_argument("--builds", type=int, default=5, help="distinct kernel sources to build")
     parser.add_argument("--inline-runs", type=int, default=1, help="load_inline builds (each takes tens of seconds)")
     args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="ascendgen-bench-") as cache:
+        os.environ["TORCH_ASCENDGEN_CACHE_DIR"] = cache  # config reads it on every use
+        rows = run_all(args)
+    print(f"torch_ascendgen simulator benchmark: torch {torch.__version__}, {torch.get_num_threads()} torch threads, "
+          f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
+    print_table(rows)
+    return 0 if all(r.passed is not False for r in rows) else 1
 
+
+def run_all(args: argparse.Namespace) -> list[Row]:
     support_s, build_s, build_cpu_s = bench_builds(args.builds)
     inline_s = bench_load_inline(args.inline_runs) if args.inline_runs else []
     build_median = statistics.median(build_s)
@@ -199,14 +205,9 @@ def main() -> int:
         Row("  compiler CPU time per kernel (median)", f"{statistics.median(build_cpu_s):.2f} s"),
         Row("  once per machine: launch runtime + PCH", f"{support_s:.2f} s"),
     ]
-    fresh_cache()
     rows.append(speed_row("Add, 4M float32", *bench_add(args.rounds), TARGET_ADD_RATIO, args.rounds))
     rows.append(speed_row("fused 6 ops, 4M float32", *bench_fused(args.rounds), TARGET_FUSED_RATIO, args.rounds))
-
-    print(f"torch_ascendgen simulator benchmark: torch {torch.__version__}, {torch.get_num_threads()} torch threads, "
-          f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
-    print_table(rows)
-    return 0 if all(r.passed is not False for r in rows) else 1
+    return rows
 
 
 if __name__ == "__main__":
