@@ -34,8 +34,7 @@
 // - GM read latency: the data of a GM->UB copy lands 900 cycles (500 ns at 1.8 GHz) after MTE2 has
 //   issued it, and MTE2 meanwhile takes the next copy. Assumption: the order of an HBM round trip
 //   on other accelerators; no Ascend figure is public. It is what double buffering hides: with one
-//   buffer per queue every tile waits for its copy to land. (Needs core.h `schedule` to take the
-//   latency: until then copies land when MTE2 is done with them.)
+//   buffer per queue every tile waits for its copy to land.
 // - GM addresses not 512-byte aligned (relative to the tensor start) move at 70% of the rate: the
 //   same guide ("GM地址尽量512B对齐") measured 32-byte-aligned copies at 70% of 512-byte-aligned
 //   ones in the worst case, on Atlas A2 only.
