@@ -1,7 +1,8 @@
 """torch_ascendgen: on-demand AscendC kernels for PyTorch functions.
 
-The C++ sources in csrc/ (the AscendC simulator headers and the runtime module) are compiled at
-run time, so they ship inside the package as data (torch_ascendgen/csrc in a wheel).
+The C++ sources in csrc/ (the AscendC simulator headers, the runtime module, the generator's
+templates) are compiled at run time, so they ship inside the package as data (torch_ascendgen/csrc
+in a wheel), as do the seed kernels of cache/ (torch_ascendgen/seeds).
 """
 
 import shutil
@@ -16,9 +17,11 @@ ROOT = Path(__file__).parent
 class BuildPyWithCsrc(build_py):
     def run(self):
         super().run()
-        target = Path(self.build_lib) / "torch_ascendgen" / "csrc"
-        shutil.rmtree(target, ignore_errors=True)
-        shutil.copytree(ROOT / "csrc", target, ignore=shutil.ignore_patterns("*.o", "*.so", "__pycache__"))
+        package = Path(self.build_lib) / "torch_ascendgen"
+        for source, name in ((ROOT / "csrc", "csrc"), (ROOT / "cache", "seeds")):  # seeds: see cache.seeds_dir()
+            shutil.rmtree(package / name, ignore_errors=True)
+            shutil.copytree(source, package / name,
+                            ignore=shutil.ignore_patterns("*.o", "*.so", "__pycache__", "*.lock", "*.tmp", "*.corrupt-*"))
 
 
 setup(
