@@ -17,8 +17,6 @@ The kernel contract every candidate follows, whoever wrote it:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
-
 from ._paths import csrc_dir
 from .capture import KernelTask
 
@@ -59,10 +57,6 @@ def fill_template(name: str, regions: dict[str, str]) -> str:
         elif skipping is None:
             out.append(line)
     return "\n".join(out) + "\n"
-
-
-def template_path(name: str) -> Path:
-    return csrc_dir() / "templates" / f"{name}.cpp"
 
 
 def generate(task: KernelTask, variants: int) -> list[Candidate]:

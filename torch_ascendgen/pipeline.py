@@ -157,13 +157,3 @@ def record_verified_shape(compiled: CompiledKernel, shapes: tuple, cache_dir: Pa
         cache.update_meta(compiled.entry.key, add)
     except KeyError:  # an entry in a read-only shared root: remembered for this process only
         pass
-
-
-def describe(compiled: CompiledKernel) -> str:
-    meta = compiled.entry.meta
-    lines = [f"{meta.get('name')}: {compiled.origin} kernel, winner {meta.get('winner', {}).get('label')}"]
-    for record in meta.get("candidates", []):
-        status = f"{record['time_ns'] / 1000:.1f} us (estimated)" if record["ok"] else f"failed: {record['failure'][:80]}"
-        lines.append(f"  {record['label']}: {status}")
-    return "\n".join(lines)
-
