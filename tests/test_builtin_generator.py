@@ -51,6 +51,7 @@ CASES = {
     "where": (lambda a, b: torch.where(a > b, a, b), [x(8, 64), x(8, 64)]),
     "pow_int": (lambda a: a ** 3 - a ** -2, [x(8, 64)]),
     "pow_float": (lambda a: a.abs() ** 1.7, [x(8, 64)]),
+    "pow_tensor": (lambda a, e: a ** e, [x(8, 64), x(64)]),  # mixed signs, zeros, infinities in both
     "chain": (lambda a, b: ((a * 2 + 1).abs().sqrt() - b / 3).exp().neg(), [x(8, 64), x(8, 64)]),
     "half": (lambda a, b: a * b + 1, [x(8, 64, dtype=torch.float16), x(8, 64, dtype=torch.float16)]),
     "bfloat16": (F.gelu, [x(8, 64, dtype=torch.bfloat16)]),
@@ -58,6 +59,9 @@ CASES = {
     # broadcasting
     "row_bias": (lambda a, b: F.gelu(a + b), [x(8, 64), x(64)]),
     "per_row_scale": (lambda a, s: a * s, [x(8, 64), x(8, 1)]),
+    "clamp_tensor": (lambda a, low, high: torch.clamp(a, min=low, max=high), [x(8, 64), x(64), x(64)]),
+    "where_bool": (lambda m, a, b: torch.where(m, a, b), [torch.rand(8, 64) > 0.5, x(8, 64), x(8, 64)]),
+    "where_bool_per_row": (lambda m, a: torch.where(m, a, 0.5), [torch.rand(8, 1) > 0.5, x(8, 64)]),
     "scalar_tensor": (lambda a, s: a * s + s, [x(8, 64), x(1)]),
     # reductions over the trailing dims
     "sum": (lambda a: a.sum(-1), [x(8, 64)]),
@@ -66,9 +70,15 @@ CASES = {
     "max_values": (lambda a: a.max(-1).values, [x(8, 64)]),
     "min_values": (lambda a: a.min(dim=-1)[0], [x(8, 64)]),
     "prod": (lambda a: a.prod(-1), [x(8, 16)]),
+    "prod_chunks": (lambda a: a.prod(-1), [x(8, 100)]),  # 32-element chunks and a tail
     "sum_last_two": (lambda a: a.sum((-2, -1)), [x(4, 8, 16)]),
     "var": (lambda a: a.var(-1), [x(8, 64)]),
     "std": (lambda a: a.std(-1), [x(8, 64)]),
+    # scans along the last dim
+    "cumsum": (lambda a: torch.cumsum(a, 1), [x(8, 64)]),
+    "cumprod": (lambda a: torch.cumprod(a, 1), [x(8, 64)]),
+    "cumsum_reverse": (lambda a: torch.cumsum(a.flip(1), 1).flip(1), [x(8, 64)]),
+    "cumsum_exclusive": (lambda a: torch.cumsum(a, 1) - a, [x(8, 64)]),
     # softmax and norms
     "softmax": (lambda a: F.softmax(a, -1), [x(8, 64)]),
     "log_softmax": (lambda a: F.log_softmax(a, -1), [x(8, 64)]),
@@ -85,6 +95,8 @@ CASES = {
     "smooth_l1_loss": (F.smooth_l1_loss, [x(64, 512), x(64, 512)]),
     "hinge_loss": (lambda a, b: torch.clamp(1 - a * b, min=0).mean(), [x(64, 512), x(64, 512)]),
     "l1_loss_half": (F.l1_loss, [x(64, 512, dtype=torch.float16), x(64, 512, dtype=torch.float16)]),
+    "kl_div_batchmean": (lambda p, t: F.kl_div(torch.log(p), t, reduction="batchmean"),
+                         [x(64, 512).softmax(-1), x(64, 512).softmax(-1)]),
     "frobenius_norm": (lambda a: torch.norm(a), [x(64, 512)]),
     "sum_all": (lambda a: a.sum(), [x(64, 512)]),
     "max_all": (lambda a: a.max(), [x(64, 512)]),
@@ -115,14 +127,33 @@ def test_generated_kernel_passes_full_verification(name, generated):
     assert len(verdict.passed_shapes) >= 3
 
 
+def test_a_product_overflows_and_underflows_where_torchs_does(generated):
+    """The first row's exact product is -1.3e-8; torch's order of multiplication reaches -inf, one by one -0."""
+    task, kernel = generated["prod_chunks"]
+    row = torch.full((100,), 0.9)
+    row[[12, 20, 60]] = 1e15
+    row[[5, 6]] = torch.tensor([-2.9387e-39, 1e-10])
+    rows = torch.stack([row, row.flip(0), torch.randn(100)])
+    expected = rows.prod(-1)
+    (got,) = ContractKernel(kernel, task, "Ascend910B2")(rows)
+    assert torch.isneginf(expected[0]) and torch.isnan(expected[1])
+    assert torch.allclose(got, expected, rtol=1e-5, equal_nan=True)
+
+
 @pytest.mark.parametrize("function, reason", [
-    (lambda a: a.sum(0), "trailing dims only"),
-    (lambda a: torch.cumsum(a, -1), "does not know"),
+    (lambda a: torch.cumsum(a, 0), "trailing dims only"),
+    (lambda a: torch.atan(a), "does not know"),
     (lambda a: a.to(torch.int32), "int32"),
+    (lambda a: a.half().cumprod(-1), "float16"),
 ])
 def test_what_it_cannot_generate_says_why(function, reason):
     with pytest.raises(UnsupportedFunction, match=reason):
         generate_builtin(capture(function, [x(8, 64)]), 1)
+
+
+def test_bool_inputs_are_taken_only_as_where_conditions():
+    with pytest.raises(UnsupportedFunction, match="bool"):
+        generate_builtin(capture(lambda m, a: a * m, [torch.rand(8, 64) > 0.5, x(8, 64)]), 1)
 
 
 def test_variants_differ_in_tile_and_buffering():

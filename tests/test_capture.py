@@ -43,8 +43,22 @@ def test_a_shape_dependent_graph_is_specialised_to_its_shapes():
     assert task.key != again.key
 
 
+def test_in_place_ops_on_its_own_intermediates_become_out_of_place():
+    in_place = capture(lambda x: (x * 2).add_(1).clamp_min_(0), [torch.randn(3, 4)])
+    out_of_place = capture(lambda x: (x * 2 + 1).clamp_min(0), [torch.randn(5, 6)])
+    assert in_place.key == out_of_place.key
+
+
+def test_a_decomposition_that_clamps_in_place_is_captured_without_mutation():
+    task = capture(lambda a, b: (1 - torch.nn.functional.cosine_similarity(a, b, dim=1)).mean(),
+                   [torch.randn(4, 8), torch.randn(4, 8)])
+    assert "clamp.Tensor" in task.graph_text and "_(" not in task.graph_text and not task.specialized
+
+
 @pytest.mark.parametrize("function, reason", [
     (lambda x: x.add_(1), "in place"),
+    (lambda x: x[0].mul_(2).sum(), "in place"),
+    (lambda x: x.view(-1).add_(1).sum(), "in place"),
     (lambda x: x, "returns one of its inputs"),
     (lambda x: x.view(-1), "returns one of its inputs"),
     (lambda x: x.sum().item(), "non-tensor"),
@@ -52,6 +66,13 @@ def test_a_shape_dependent_graph_is_specialised_to_its_shapes():
 def test_what_cannot_be_a_kernel_says_why(function, reason):
     with pytest.raises(UnsupportedFunction, match=reason):
         capture(function, [torch.randn(3)])
+
+
+def test_a_closed_over_tensor_is_never_modified():
+    total = torch.zeros(3)
+    with pytest.raises(UnsupportedFunction, match="in place"):
+        capture(lambda x: total.add_(x) * 2, [torch.randn(3)])
+    assert torch.equal(total, torch.zeros(3))
 
 
 def test_batchnorm_in_training_mode_mutates_its_buffers():

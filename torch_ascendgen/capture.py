@@ -36,6 +36,7 @@ _CATEGORY_OPS = (
     ("reduction", {"aten.sum.dim_IntList", "aten.sum.default", "aten.mean.dim", "aten.mean.default", "aten.amax.default",
                    "aten.amin.default", "aten.prod.dim_int", "aten.prod.default", "aten.max.dim", "aten.min.dim",
                    "aten.var.correction", "aten.var_mean.correction"}),
+    ("other", {"aten.cumsum.default", "aten.cumprod.default"}),
 )
 
 
@@ -86,6 +87,7 @@ def capture(function: Callable, tensors: list[torch.Tensor], name: str = "") -> 
     try:
         with fx_config.patch(use_duck_shape=False):
             graph = make_fx(guarded, decomposition_table=core_aten_decompositions(), tracing_mode="symbolic")(*tensors)
+            graph = _functionalized(graph, tensors)
     except UnsupportedFunction:
         raise
     except Exception as exc:  # noqa: BLE001 - any tracing failure means "cannot capture"
@@ -132,6 +134,52 @@ class _NoRealMutation(TorchDispatchMode):
 
 def _placeholders(graph: torch.fx.GraphModule) -> list[torch.fx.Node]:
     return [node for node in graph.graph.nodes if node.op == "placeholder"]
+
+
+def _functionalized(graph: torch.fx.GraphModule, tensors: list[torch.Tensor]) -> torch.fx.GraphModule:
+    """The graph with its in-place ops on tensors it creates itself rewritten as out-of-place ops.
+
+    Some decompositions write their own intermediates in place (cosine_similarity clamps the norms
+    it computed with clamp_min_); tracing the graph again under functionalization rewrites those.
+    An in-place op on an input, or on a view of one, is refused here, naming the op.
+    """
+    mutations = [node for node in graph.graph.nodes if _is_mutation(node)]
+    if not mutations:
+        return graph
+    for node in mutations:
+        for value in _written_arguments(node):
+            if _base(value).op != "call_function":
+                raise UnsupportedFunction(
+                    f"it modifies a tensor in place ({node.target}); functions that mutate their inputs or module "
+                    "buffers (e.g. BatchNorm in training mode) run as the original"
+                )
+    return make_fx(torch.func.functionalize(graph, remove="mutations"), decomposition_table=core_aten_decompositions(),
+                   tracing_mode="symbolic")(*tensors)
+
+
+def _is_mutation(node: torch.fx.Node) -> bool:
+    schema = getattr(node.target, "_schema", None)
+    return node.op == "call_function" and schema is not None and schema.is_mutable
+
+
+def _written_arguments(node: torch.fx.Node) -> list:
+    """The node arguments an in-place op writes to (all of its tensor arguments when unsure)."""
+    schema = node.target._schema
+    values = [*node.args, *(node.kwargs.get(a.name) for a in schema.arguments[len(node.args):])]
+    written = [value for argument, value in zip(schema.arguments, values)
+               if argument.alias_info is not None and argument.alias_info.is_write]
+    nodes = [value for value in (written or values) if isinstance(value, torch.fx.Node)]
+    return nodes
+
+
+def _base(node: torch.fx.Node) -> torch.fx.Node:
+    """The node whose memory ``node`` shares: through views and in-place ops back to their source."""
+    while node.op == "call_function":
+        schema = getattr(node.target, "_schema", None)
+        if schema is None or not schema.returns or schema.returns[0].alias_info is None:
+            return node
+        node = node.args[0]
+    return node
 
 
 def _check_pure(graph: torch.fx.GraphModule) -> None:

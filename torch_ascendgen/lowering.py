@@ -24,6 +24,7 @@ from .capture import KernelTask
 from .errors import UnsupportedFunction
 
 CTYPES = {torch.float32: "float", torch.float16: "half", torch.bfloat16: "bfloat16_t"}
+GM_CTYPES = {**CTYPES, torch.bool: "uint8_t"}  # input element types in GM: a bool is one byte, 0 or 1
 
 
 @dataclass(frozen=True)
@@ -210,6 +211,8 @@ class Lowering:
     def reduced(self, dims) -> bool:
         """Whether a reduction over ``dims`` (None or [] meaning all) is over exactly the kernel's reduced dims."""
         rank = self.full_rank
+        if dims and not rank:  # a kernel without reduced dims (elementwise, looped)
+            return False
         normal = sorted({d % rank for d in dims}) if dims else list(range(rank))
         return normal == list(self.reduced_dims)
 
@@ -225,6 +228,27 @@ def float_literal(value: float) -> str:
         return "(1.0f / 0.0f)" if value > 0 else "(-1.0f / 0.0f)"
     text = repr(value)
     return f"{text}f" if ("e" in text or "." in text) else f"{text}.0f"
+
+
+def bool_condition_input(task: KernelTask, spec) -> bool:
+    """Whether ``spec`` is a bool input used only as torch.where's condition (read as 0.0 or 1.0)."""
+    indices = [i for i, s in enumerate(task.inputs) if s is spec]
+    if spec.dtype != torch.bool or not indices:
+        return False
+    placeholders = [node for node in task.graph.graph.nodes if node.op == "placeholder"]
+    return all(str(user.target) == "aten.where.self" and user.args[0] is placeholders[i]
+               and placeholders[i] not in user.args[1:] for i in indices for user in placeholders[i].users)
+
+
+def widen(lo: Lowering, dst: Val, source: str, dtype: torch.dtype) -> None:
+    """``dst`` (a float tile) = the input tile ``source`` of ``dtype`` in float."""
+    if dtype == torch.bool:  # no Cast takes uint8 to float; uint8 -> half -> float is exact for 0 and 1
+        step = lo.temp(dst.kind)
+        lo.emit(f"Cast({step.expr}.ReinterpretCast<half>(), {source}, RoundMode::CAST_NONE, {lo.N});")
+        lo.emit(f"Cast({dst.expr}, {step.expr}.ReinterpretCast<half>(), RoundMode::CAST_NONE, {lo.N});")
+        lo.release(step)
+    else:
+        lo.emit(f"Cast({dst.expr}, {source}, RoundMode::CAST_NONE, {lo.N});")
 
 
 # ---- handlers: one per ATen op -------------------------------------------------------------------
@@ -282,7 +306,7 @@ def _div(lo: Lowering, node, a, b, rounding_mode=None):
 
 def _pow(lo: Lowering, node, x, exponent):
     if isinstance(exponent, Val):
-        raise UnsupportedFunction("pow with a tensor exponent is not supported yet")
+        return _pow_tensor(lo, node, x, exponent)
     p = float(exponent)
     if p == 1.0:
         return lo.copy(x)
@@ -296,6 +320,56 @@ def _pow(lo: Lowering, node, x, exponent):
     result = lo.unary("Ln", x)  # x ** p = exp(p * ln x): NaN for x < 0, as torch gives for non-integer p
     lo.emit(f"Muls({result.expr}, {result.expr}, {float_literal(p)}, {lo.N});")
     lo.emit(f"Exp({result.expr}, {result.expr}, {lo.N});")
+    return result
+
+
+def _pow_tensor(lo: Lowering, node, x, exponent):
+    """x ** y elementwise with C's pow special cases, as torch gives them.
+
+    |x| ** y = exp(y * ln|x|), with y * ln|x| taken as 0 when |x| = 1 (so 1 ** inf = 1). Then: a
+    negative base (also -0 and -inf) with an odd integer y negates the result; a finite negative
+    base with a non-integer y gives NaN; y = 0 and x = 1 give 1 whatever the other operand.
+    Integer-valued means trunc(y) == y (infinities count as even integers).
+    """
+    base, power = lo.scalar(x), lo.scalar(exponent)
+    x, y = lo.tensor(base), lo.tensor(power)
+    n = lo.N
+    result = lo.unary("Abs", x)
+    lo.emit(f"Ln({result.expr}, {result.expr}, {n});")
+    unit_base = _mask_of(lo, "NE", result, Val("scalar", "0.0f"))
+    lo.emit(f"Mul({result.expr}, {result.expr}, {y.expr}, {n});")
+    _select_into(lo, result, unit_base, result, Val("scalar", "0.0f"))
+    lo.emit(f"Exp({result.expr}, {result.expr}, {n});")
+    # sign factor: -1 where y is an odd integer, else 1
+    half, whole = lo.temp(), lo.temp()
+    lo.emit(f"Muls({half.expr}, {y.expr}, 0.5f, {n});")
+    lo.emit(f"Cast({whole.expr}, {half.expr}, RoundMode::CAST_TRUNC, {n});")
+    even = _mask_of(lo, "EQ", whole, half)
+    lo.emit(f"Duplicate({whole.expr}, 1.0f, {n});")
+    _select_into(lo, half, even, whole, Val("scalar", "-1.0f"))
+    lo.emit(f"Cast({whole.expr}, {y.expr}, RoundMode::CAST_TRUNC, {n});")
+    integer = _mask_of(lo, "EQ", whole, y)
+    _select_into(lo, whole, integer, half, Val("scalar", "1.0f"), consume_mask=False)
+    sign = half
+    # min(x, 1/x) < 0 for every negative base including -0 and -inf; max(x, 1/x) < 0 for finite ones
+    reciprocal = _reciprocal_of(lo, x)
+    lo.emit(f"Min({sign.expr}, {x.expr}, {reciprocal.expr}, {n});")
+    negative = _mask_of(lo, "LT", sign, Val("scalar", "0.0f"))
+    lo.emit(f"Mul({whole.expr}, {whole.expr}, {result.expr}, {n});")
+    _select_into(lo, result, negative, whole, result)
+    lo.emit(f"Max({sign.expr}, {x.expr}, {reciprocal.expr}, {n});")
+    lo.release(reciprocal)
+    finite_negative = _mask_of(lo, "LT", sign, Val("scalar", "0.0f"))
+    _select_into(lo, whole, integer, result, Val("scalar", float_literal(math.nan)))
+    _select_into(lo, result, finite_negative, whole, result)
+    lo.release(whole)
+    lo.release(sign)
+    for operand, value in ((y, "0.0f"), (x, "1.0f")):
+        keep = _mask_of(lo, "NE", operand, Val("scalar", value))
+        _select_into(lo, result, keep, result, Val("scalar", "1.0f"))
+    for splatted, original in ((x, base), (y, power)):
+        if splatted is not original:
+            lo.release(splatted)
     return result
 
 
@@ -461,6 +535,35 @@ def _clamp(lo: Lowering, node, x, low=None, high=None):
     return result
 
 
+def _clamp_tensor(lo: Lowering, node, x, low=None, high=None):
+    """clamp with tensor bounds: max then min, each propagating NaN (torch gives NaN for a NaN bound too)."""
+    result = lo.copy(lo.tensor(x))
+    for op, bound in (("Max", low), ("Min", high)):
+        if bound is None:
+            continue
+        bound = lo.scalar(bound)
+        if bound.kind == "scalar":
+            lo.emit(f"{op}s({result.expr}, {result.expr}, {bound.expr}, {lo.N});")
+        else:
+            lo.emit(f"{op}({result.expr}, {result.expr}, {bound.expr}, {lo.N});")
+    return result
+
+
+_SIZE_TAKERS = {"aten.native_layer_norm.default", "aten.expand.default"}  # read sizes as shapes, not values
+
+
+def _sym_size(lo: Lowering, node, x, dim):
+    """A size of a full-shaped input where the kernel knows it (reductions over all elements: e.g. the
+    batch size "batchmean" divides by); elsewhere only an entry of a shape (layer_norm's, expand's)."""
+    full = lo.task.inputs[0].shape
+    if lo.split and node.args[0].meta.get("shape") == full and dim % len(full) < 8:
+        return Val("scalar", f"static_cast<float>(dims_[{dim % len(full)}])")
+    if any(str(user.target) in HANDLERS and str(user.target) not in _SIZE_TAKERS for user in node.users):
+        raise UnsupportedFunction("it computes with a tensor's size, which the built-in generator supports in "
+                                  "reductions over all elements only")
+    return Val("size", "0")
+
+
 def _hardsigmoid(lo: Lowering, node, x):
     result = lo.with_scalar("Muls", lo.tensor(x), Val("scalar", float_literal(1.0 / 6.0)))
     lo.emit(f"Adds({result.expr}, {result.expr}, 0.5f, {lo.N});")
@@ -490,22 +593,44 @@ def _to_copy(lo: Lowering, node, x, dtype=None, **_):
 _CMP = {"gt": "GT", "lt": "LT", "ge": "GE", "le": "LE", "eq": "EQ", "ne": "NE"}
 
 
+def _mask_of(lo: Lowering, mode: str, a: Val, b: Val) -> Val:
+    """The Compare bit mask of ``a <mode> b`` (``b`` may be a scalar)."""
+    a_tensor = lo.tensor(a)
+    mask = lo.mask()
+    counted = f"({lo.N} + 63) / 64 * 64"  # Compare works on whole 256-byte repeats
+    if b.kind == "scalar":
+        lo.emit(f"CompareScalar({mask.expr}, {a_tensor.expr}, {b.expr}, CMPMODE::{mode}, {counted});")
+    else:
+        lo.emit(f"Compare({mask.expr}, {a_tensor.expr}, {b.expr}, CMPMODE::{mode}, {counted});")
+    if a_tensor is not a:
+        lo.release(a_tensor)
+    return mask
+
+
+def _select_into(lo: Lowering, out: Val, mask: Val, a: Val, b: Val, consume_mask: bool = True) -> None:
+    """out = mask ? a : b, per element; ``b`` may be a scalar."""
+    mode = "VSEL_TENSOR_SCALAR_MODE" if b.kind == "scalar" else "VSEL_TENSOR_TENSOR_MODE"
+    lo.emit(f"Select({out.expr}, {mask.expr}, {a.expr}, {b.expr}, SELMODE::{mode}, {lo.N});")
+    if consume_mask:
+        lo.release(mask)
+
+
 def _compare(mode: str):
     def handler(lo: Lowering, node, a, b):
-        a, b = lo.tensor(lo.scalar(a)), lo.scalar(b)
-        mask = lo.mask()
-        counted = f"({lo.N} + 63) / 64 * 64"  # Compare works on whole 256-byte repeats
-        if b.kind == "scalar":
-            lo.emit(f"CompareScalar({mask.expr}, {a.expr}, {b.expr}, CMPMODE::{mode}, {counted});")
-        else:
-            lo.emit(f"Compare({mask.expr}, {a.expr}, {b.expr}, CMPMODE::{mode}, {counted});")
-        return mask
+        return _mask_of(lo, mode, lo.scalar(a), lo.scalar(b))
     return handler
 
 
+def _isnan(lo: Lowering, node, x):
+    return _mask_of(lo, "NE", x, x)  # NaN is the one value unequal to itself
+
+
 def _where(lo: Lowering, node, condition, a, b):
-    if condition.kind != "mask":
-        raise UnsupportedFunction("torch.where needs a comparison as its condition in the built-in generator")
+    if condition.kind != "mask":  # a bool tensor input, loaded as 0.0 / 1.0
+        if condition.kind not in ("full", "scalar") or node.args[0].meta["val"].dtype != torch.bool:
+            raise UnsupportedFunction("torch.where needs a comparison or a bool tensor as its condition in the "
+                                      "built-in generator")
+        condition = _mask_of(lo, "NE", condition, Val("scalar", "0.0f"))
     a, b = lo.tensor(lo.scalar(a)), lo.scalar(b)
     out = lo.temp()
     mode = "VSEL_TENSOR_SCALAR_MODE" if b.kind == "scalar" else "VSEL_TENSOR_TENSOR_MODE"
@@ -658,17 +783,65 @@ def _extreme_dim(op: str):
 
 
 def _prod(lo: Lowering, node, x, dim, keepdim=False, dtype=None):
-    """The product of each row, by the scalar unit (no vector instruction multiplies a row together)."""
+    """The product of each row in the order torch's CPU kernel multiplies (ProdRows in rowwise.cpp).
+
+    Products over- and underflow part-way, so the order decides where torch's result is inf or 0.
+    """
     _check_dims(lo, [dim])
     if lo.split:
         raise UnsupportedFunction("a product over all elements is not supported by the built-in generator yet")
+    _require_float32(node, "a product")
+    if x.kind not in ("full", "scalar"):
+        raise UnsupportedFunction("a product of a per-row value is not supported by the built-in generator yet")
     lo.kind = "full"
-    source, out = lo.tensor(x), lo.temp("col")
-    lo.emit("VectorToScalar();")
-    lo.emit(f"for (uint32_t r = 0; r < n; ++r) {{ float p = 1.0f; for (uint32_t c = 0; c < cols_; ++c) "
-            f"p *= {source.expr}.GetValue(r * colsPad_ + c); {out.expr}.SetValue(r * COL_STRIDE, p); }}")
-    lo.emit("ScalarToVector();")
+    source, out, work = lo.tensor(x), lo.temp("col"), lo.temp("full")
+    lo.emit(f"ProdRows({out.expr}, {source.expr}, {work.expr}, n);")
+    lo.release(work)
+    lo.kind = "col"
     return out
+
+
+def _require_float32(node, what: str) -> None:
+    """Declines an op whose input is half or bfloat16: torch rounds those to the narrow type at every step."""
+    dtype = node.args[0].meta["val"].dtype
+    if dtype != torch.float32:
+        raise UnsupportedFunction(f"{what} of {dtype} values is not supported by the built-in generator (torch "
+                                  "computes it in that precision)")
+
+
+# ---- scans along the row (row-wise kernels only): full-shaped results, one row at a time ----------------
+
+def _row_op(lo: Lowering, node, x: Val, dims, helper: str) -> Val:
+    """``helper(out, x, n)`` from rowwise.cpp over each of the tile's rows."""
+    _check_dims(lo, dims)
+    if lo.split:
+        raise UnsupportedFunction(f"{node.target} over all elements is not supported by the built-in generator")
+    if x.kind not in ("full", "scalar"):
+        raise UnsupportedFunction(f"{node.target} of a per-row value or a comparison is not supported by the "
+                                  "built-in generator")
+    lo.kind = "full"
+    source = lo.tensor(x)
+    out = lo.temp("full")
+    lo.emit(f"{helper}({out.expr}, {source.expr}, n);")
+    if source is not x:
+        lo.release(source)
+    return out
+
+
+def _cumsum(lo: Lowering, node, x, dim, dtype=None):
+    """Running sums; torch sums float32 in double, so these carry the rounding error along (CumSumRows)."""
+    return _row_op(lo, node, x, [dim], "CumSumRows")
+
+
+def _cumprod(lo: Lowering, node, x, dim, dtype=None):
+    """Running products; torch multiplies float32 in double, whose range CumProdRows keeps."""
+    _require_float32(node, "a cumulative product")
+    return _row_op(lo, node, x, [dim], "CumProdRows")
+
+
+def _flip(lo: Lowering, node, x, dims):
+    """Reversing the trailing dims together reverses each row of their elements."""
+    return _row_op(lo, node, x, list(dims), "FlipRows")
 
 
 def _centered(lo: Lowering, x: Val) -> tuple[Val, Val]:
@@ -739,6 +912,8 @@ HANDLERS = {
     "aten.mul.Tensor": _mul, "aten.mul.Scalar": _mul,
     "aten.div.Tensor": _div, "aten.div.Scalar": _div, "aten.div.Tensor_mode": _div,
     "aten.pow.Tensor_Scalar": _pow,
+    "aten.pow.Tensor_Tensor": _pow,
+    "aten.pow.Scalar": _pow_tensor,
     "aten.neg.default": lambda lo, node, x: lo.with_scalar("Muls", lo.tensor(x), Val("scalar", "-1.0f")),
     "aten.abs.default": lambda lo, node, x: lo.unary("Abs", x),
     "aten.exp.default": lambda lo, node, x: lo.unary("Exp", x),
@@ -758,6 +933,9 @@ HANDLERS = {
     "aten.hardsigmoid.default": _hardsigmoid,
     "aten.hardtanh.default": lambda lo, node, x, low=-1.0, high=1.0: _clamp(lo, node, x, low, high),
     "aten.clamp.default": _clamp,
+    "aten.clamp.Tensor": _clamp_tensor,
+    "aten.clone.default": lambda lo, node, x, **_: x,  # values are never written in place
+    "aten.isnan.default": _isnan,
     "aten.clamp_min.default": lambda lo, node, x, low: _clamp(lo, node, x, low, None),
     "aten.clamp_max.default": lambda lo, node, x, high: _clamp(lo, node, x, None, high),
     "aten.maximum.default": _binary_op("Max"),
@@ -777,6 +955,9 @@ HANDLERS = {
     "aten.min.default": lambda lo, node, x: _amin(lo, node, x, None),
     "aten.mean.default": _mean,
     "aten.prod.dim_int": _prod,
+    "aten.cumsum.default": _cumsum,
+    "aten.cumprod.default": _cumprod,
+    "aten.flip.default": _flip,
     "aten.var.correction": _var,
     "aten.linalg_vector_norm.default": _vector_norm,
     "aten.log1p.default": _log1p,
@@ -786,7 +967,7 @@ HANDLERS = {
     "aten._log_softmax.default": _log_softmax,
     "aten.native_layer_norm.default": _layer_norm,
     "getitem": _getitem,
-    "aten.sym_size.int": lambda lo, node, x, dim: Val("size", "0"),  # only read as a normalized_shape entry
+    "aten.sym_size.int": _sym_size,
     **{f"aten.{name}.Tensor": _compare(mode) for name, mode in _CMP.items()},
     **{f"aten.{name}.Scalar": _compare(mode) for name, mode in _CMP.items()},
 }

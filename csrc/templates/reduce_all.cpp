@@ -19,6 +19,7 @@ struct TilingData {
     uint32_t tile;      // elements per tile (a multiple of 64, at most TILE)
     uint32_t blocks;
     float invCols;      // 1 / total, for means
+    uint32_t dims[8];   // input 0's first 8 sizes, for computations that divide by one (a batch mean)
 };
 
 // <<config
@@ -52,6 +53,7 @@ public:
         blocks_ = t.blocks;
         invCols_ = t.invCols;
         cols_ = t.total;
+        for (uint32_t d = 0; d < 8; ++d) dims_[d] = t.dims[d];
         workGm_.SetGlobalBuffer((__gm__ float*)workspace, MAX_BLOCKS * ACCS * COL_STRIDE);
         pipe_.InitBuffer(calc_, TEMPS * TILE * sizeof(ComputeT));
         pipe_.InitBuffer(colCalc_, (COL_TEMPS + 1) * COL_TILE * sizeof(ComputeT));
@@ -185,6 +187,7 @@ private:
     uint32_t blocks_ = 0;
     uint32_t cols_ = 0;
     float invCols_ = 0.0f;
+    uint32_t dims_[8] = {};
     // <<members
     TQue<QuePosition::VECIN, 1> qIn0_;
     TQue<QuePosition::VECOUT, 1> qOut0_;
@@ -212,6 +215,7 @@ extern "C" uint32_t ascendgen_tiling(uint32_t coreNum, int32_t tensorCount, cons
     tiling->tile = TILE;
     tiling->blocks = static_cast<uint32_t>(blocks);
     tiling->invCols = 1.0f / static_cast<float>(total);
+    for (int32_t d = 0; d < 8; ++d) tiling->dims[d] = d < ranks[0] ? static_cast<uint32_t>(dims[d]) : 1;
     *workspaceBytes = MAX_BLOCKS * ACCS * COL_STRIDE * sizeof(float);
     return static_cast<uint32_t>(blocks);
 }

@@ -179,6 +179,124 @@ private:
         WaitFlag<HardEvent::V_S>(id);
     }
 
+    // ---- row operations of the scalar unit, in the orders and precision torch's CPU kernels use ----
+
+    // Each row's product, multiplied in the order of ATen's vectorized inner reduction over 8-float
+    // vectors: four accumulators over 32-element chunks, combined as (a0 * a1) * (a2 * a3), then its
+    // 8 lanes in order, then the remaining elements one by one. The order decides where a product
+    // overflows or underflows part-way, hence where the result is inf or 0. `work`: 32 floats a row.
+    __aicore__ inline void ProdRows(const LocalTensor<float>& dst, const LocalTensor<float>& src,
+                                    const LocalTensor<float>& work, uint32_t n)
+    {
+        uint32_t chunks = cols_ / 32;
+        for (uint32_t r = 0; chunks > 0 && r < n; ++r) {
+            LocalTensor<float> acc = work[r * 32];
+            Muls(acc, src[r * colsPad_], 1.0f, 32);
+            for (uint32_t i = 1; i < chunks; ++i) Mul(acc, acc, src[r * colsPad_ + i * 32], 32);
+            Mul(acc, acc, acc[8], 8);
+            Mul(acc[16], acc[16], acc[24], 8);
+            Mul(acc, acc, acc[16], 8);
+        }
+        VectorToScalar();
+        for (uint32_t r = 0; r < n; ++r) {
+            float p = 1.0f;
+            if (chunks > 0) {
+                p = work.GetValue(r * 32);
+                for (uint32_t lane = 1; lane < 8; ++lane) p *= work.GetValue(r * 32 + lane);
+            }
+            for (uint32_t c = chunks * 32; c < cols_; ++c) p *= src.GetValue(r * colsPad_ + c);
+            dst.SetValue(r * COL_STRIDE, p);
+        }
+        ScalarToVector();
+    }
+
+    // Running sums along each row. torch sums float32 in double; here each addition's rounding error
+    // is computed exactly (TwoSum) and carried, so every output is the float nearest the exact
+    // running sum, as torch's is. Once the sum is infinite or NaN there is no error left to carry
+    // (a sum past float's range stays inf here, where torch's double could come back into range).
+    __aicore__ inline void CumSumRows(const LocalTensor<float>& dst, const LocalTensor<float>& src, uint32_t n)
+    {
+        VectorToScalar();
+        for (uint32_t r = 0; r < n; ++r) {
+            float sum = 0.0f;
+            float carry = 0.0f;
+            for (uint32_t c = 0; c < cols_; ++c) {
+                float x = src.GetValue(r * colsPad_ + c);
+                float next = sum + x;
+                float xPart = next - sum;
+                float error = (sum - (next - xPart)) + (x - xPart);
+                carry += error == error ? error : 0.0f;
+                sum = next;
+                dst.SetValue(r * colsPad_ + c, sum + carry);
+            }
+        }
+        ScalarToVector();
+    }
+
+    // Running products along each row. torch multiplies float32 in double, so its running product
+    // becomes inf or 0 only beyond double's range, not float's. Here a product is m * 2^e, |m| kept
+    // within [2^-32, 2^32] and e a multiple of 32, and it becomes inf or 0 where double's would:
+    // from 2^1024 up, and below 2^-1075.
+    __aicore__ inline void CumProdRows(const LocalTensor<float>& dst, const LocalTensor<float>& src, uint32_t n)
+    {
+        VectorToScalar();
+        for (uint32_t r = 0; r < n; ++r) {
+            float m = 1.0f;
+            int32_t e = 0;
+            for (uint32_t c = 0; c < cols_; ++c) {
+                float x = src.GetValue(r * colsPad_ + c);
+                e += Normalize(x);
+                m *= x;
+                e += Normalize(m);
+                float size = m < 0.0f ? -m : m;
+                if (e >= 1056 || (e == 1024 && size >= 1.0f) || (e == 992 && size >= UP_32)) {
+                    m = m * UP_32 * UP_32 * UP_32 * UP_32 * UP_32;  // |m| >= 2^-32: inf, with m's sign
+                    e = 0;
+                } else if (e <= -1120 || (e == -1088 && size < 8192.0f) || (e == -1056 && size < 1.0f / 524288.0f)) {
+                    m *= 0.0f;  // 2^-1075 = 2^13 * 2^-1088 = 2^-19 * 2^-1056
+                    e = 0;
+                }
+                dst.SetValue(r * colsPad_ + c, Scaled(m, e));
+            }
+        }
+        ScalarToVector();
+    }
+
+    // Each row reversed (dst and src are different tiles).
+    __aicore__ inline void FlipRows(const LocalTensor<float>& dst, const LocalTensor<float>& src, uint32_t n)
+    {
+        VectorToScalar();
+        for (uint32_t r = 0; r < n; ++r) {
+            for (uint32_t c = 0; c < cols_; ++c) {
+                dst.SetValue(r * colsPad_ + c, src.GetValue(r * colsPad_ + cols_ - 1 - c));
+            }
+        }
+        ScalarToVector();
+    }
+
+    static constexpr float UP_32 = 4294967296.0f;           // 2^32
+    static constexpr float DOWN_32 = 1.0f / 4294967296.0f;  // 2^-32
+
+    // Scales a finite nonzero v by powers of 2^32 (exactly) into [2^-32, 2^32]; returns the exponent taken out.
+    __aicore__ inline int32_t Normalize(float& v) const
+    {
+        int32_t e = 0;
+        if (v - v != 0.0f || v == 0.0f) return 0;  // inf, NaN and zeros stay as they are
+        while (v > UP_32 || v < -UP_32) { v *= DOWN_32; e += 32; }
+        while (v < DOWN_32 && v > -DOWN_32) { v *= UP_32; e -= 32; }
+        return e;
+    }
+
+    // m * 2^e rounded to float (e a multiple of 32, |m| within [2^-32, 2^32]).
+    __aicore__ inline float Scaled(float m, int32_t e) const
+    {
+        if (e > 192) e = 192;    // |m| * 2^192 >= 2^160: inf either way
+        if (e < -256) e = -256;  // |m| * 2^-256 <= 2^-224: 0 either way
+        for (; e > 0; e -= 32) m *= UP_32;
+        for (; e < 0; e += 32) m *= DOWN_32;
+        return m;
+    }
+
     __aicore__ inline void CopyIn(uint32_t row, uint32_t n)
     {
         // <<copy_in
