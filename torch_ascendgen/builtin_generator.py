@@ -23,7 +23,9 @@ import torch.fx
 from .capture import KernelTask
 from .errors import UnsupportedFunction
 from .generate import Candidate, fill_template
-from .lowering import CTYPES, Lowering, Val
+from .looped import emit_looped, plan_looped
+from .looped import ub_bytes as looped_ub_bytes
+from .lowering import CTYPES, GM_CTYPES, Lowering, Val, bool_condition_input, widen
 
 VERSION = "builtin-1"
 UB_BUDGET = 176 * 1024  # bytes of UB the generated buffers may take (910B has 192 KB; APIs use some)
@@ -31,7 +33,8 @@ UB_BUDGET = 176 * 1024  # bytes of UB the generated buffers may take (910B has 1
 _REDUCTIONS = {"aten.sum.dim_IntList", "aten.sum.default", "aten.mean.dim", "aten.mean.default", "aten.amax.default",
                "aten.amin.default", "aten.max.default", "aten.min.default", "aten.max.dim", "aten.min.dim", "aten.prod.dim_int", "aten.var.correction",
                "aten.linalg_vector_norm.default", "aten._softmax.default", "aten._log_softmax.default",
-               "aten.native_layer_norm.default"}
+               "aten.native_layer_norm.default",
+               "aten.cumsum.default", "aten.cumprod.default", "aten.flip.default"}  # scans and flips: row ops too
 
 
 @dataclass(frozen=True)
@@ -48,17 +51,53 @@ class Plan:
 def generate_builtin(task: KernelTask, variants: int) -> list[Candidate]:
     """Up to ``variants`` candidates for ``task``; raises UnsupportedFunction with the reason."""
     for spec in (*task.inputs, *task.outputs):
-        if spec.dtype not in CTYPES:
+        if spec.dtype not in CTYPES and not bool_condition_input(task, spec):
             raise UnsupportedFunction(f"it uses {spec.dtype} tensors; the built-in generator handles float32, "
-                                      "float16 and bfloat16")
-    plan = _plan(task)
-    lowering = _lower(task, plan)  # once, to size the scratch buffers
+                                      "float16 and bfloat16 (and bool inputs used as torch.where conditions)")
+    try:
+        plan = _plan(task)
+        lowering = _lower(task, plan)  # once, to size the scratch buffers
+    except UnsupportedFunction:
+        return _looped_candidates(task, variants)
     candidates = []
     for tile, buffers in _variant_grid(task, plan, lowering, variants):
         source = _emit(task, plan, _lower(task, plan), tile, buffers)
         candidates.append(Candidate(source, VERSION, {"template": plan.template, "tile": tile, "buffers": buffers},
                                     f"{plan.template} kernel, {tile}-element tiles, {buffers} buffer(s) per queue"))
-    return candidates
+    if plan.template != "rowwise":
+        return candidates
+    try:
+        looped = _looped_candidates(task, variants)
+    except UnsupportedFunction:
+        return candidates
+    if _row_fits(task, plan, candidates):
+        return candidates[: max(1, variants - 1)] + looped[: 1 if variants > 1 else 0]
+    return looped[: max(1, variants - 1)] + candidates[: 1 if variants > 1 else 0]
+
+
+def _row_fits(task: KernelTask, plan: Plan, candidates: list[Candidate]) -> bool:
+    """Whether one row at the traced shapes fits the largest row-wise tile (else the row-wise kernel declines)."""
+    shape = task.traced_shapes[plan.shape_tensor]
+    cols = 1
+    for size in shape[len(shape) - plan.reduced_dims:]:
+        cols *= size
+    return cols + 32 <= max(c.variant["tile"] for c in candidates)
+
+
+def _looped_candidates(task: KernelTask, variants: int) -> list[Candidate]:
+    plan = plan_looped(task)
+    _, lowering = emit_looped(task, plan, 1024, 2)  # once, to size the scratch buffers
+    grid = []
+    for buffers in (2, 1):
+        fitting = [t for t in (1024 << i for i in range(5)) if looped_ub_bytes(task, plan, lowering, t, buffers) <= UB_BUDGET]
+        grid += [(tile, buffers) for tile in sorted(fitting, reverse=True)[:3]]
+    if not grid:
+        raise UnsupportedFunction("its working set does not fit the UB even with 1024-element chunks")
+    form = "rows" if plan.layout.rows else "columns"
+    return [Candidate(emit_looped(task, plan, tile, buffers)[0], VERSION,
+                      {"template": "looped", "tile": tile, "buffers": buffers},
+                      f"looped kernel ({form}, {plan.passes + 1} pass(es)), {tile}-element chunks, {buffers} buffer(s)")
+            for tile, buffers in grid[: max(1, variants)]]
 
 
 # ---- planning -------------------------------------------------------------------------------------------
@@ -110,8 +149,10 @@ def _reduction_domain(node: torch.fx.Node) -> tuple[tuple, int]:
         k = len(node.args[1])
         dims = list(range(rank - k, rank))
     elif target in ("aten._softmax.default", "aten._log_softmax.default", "aten.max.dim", "aten.min.dim",
-                    "aten.prod.dim_int"):
+                    "aten.prod.dim_int", "aten.cumsum.default", "aten.cumprod.default"):
         dims = [node.args[1] % rank]
+    elif target == "aten.flip.default":
+        dims = sorted({d % rank for d in node.args[1]})
     elif target == "aten.linalg_vector_norm.default":
         given = node.args[2] if len(node.args) > 2 else node.kwargs.get("dim")
         dims = sorted({d % rank for d in given}) if given else list(range(rank))
@@ -176,9 +217,11 @@ def _classifier(plan: Plan, full_shape, k: int):
 def _lower(task: KernelTask, plan: Plan) -> Lowering:
     inputs: dict[int, Val | None] = {}
     for index, kind in enumerate(plan.input_kinds):
-        widen = kind == "col" or (kind == "full" and task.inputs[index].dtype != torch.float32)
+        if kind == "rowconst" and task.inputs[index].dtype == torch.bool:
+            raise UnsupportedFunction("a bool input broadcast along rows is not supported by the built-in generator")
+        widening = kind == "col" or (kind == "full" and task.inputs[index].dtype != torch.float32)
         name = {"full": f"in{index}", "col": None, "rowconst": f"rowConst{index}_", "scalar": f"scalar{index}_"}[kind]
-        inputs[index] = None if widen else Val("scalar" if kind == "scalar" else "full", name)
+        inputs[index] = None if widening else Val("scalar" if kind == "scalar" else "full", name)
     full = task.inputs[plan.shape_tensor].shape
     k = plan.reduced_dims if plan.template != "elementwise" else 0
     lowering = Lowering(task, _classifier(plan, full, k), inputs, tuple(range(len(full) - k, len(full))),
@@ -192,7 +235,7 @@ def _lower(task: KernelTask, plan: Plan) -> Lowering:
         if kind == "col":
             lowering.emit(f"SpreadColumn({scratch.expr}, in{index}, n);")
         else:
-            lowering.emit(f"Cast({scratch.expr}, in{index}, RoundMode::CAST_NONE, count);")
+            widen(lowering, scratch, f"in{index}", task.inputs[index].dtype)
     outputs = lowering.run()
     for index, (value, kind) in enumerate(zip(outputs, plan.output_kinds)):
         lowering.kind = kind
@@ -246,7 +289,7 @@ def _ub_bytes(task: KernelTask, plan: Plan, lowering: Lowering, tile: int, buffe
 
 def _io_lines(task: KernelTask) -> tuple[list[str], str, str]:
     """The In/Out type aliases, and the kernel's GM parameter list and argument list."""
-    types = [f"using In{i} = {CTYPES[spec.dtype]};" for i, spec in enumerate(task.inputs)]
+    types = [f"using In{i} = {GM_CTYPES[spec.dtype]};" for i, spec in enumerate(task.inputs)]
     types += [f"using Out{i} = {CTYPES[spec.dtype]};" for i, spec in enumerate(task.outputs)]
     names = [f"in{i}" for i in range(len(task.inputs))] + [f"out{i}" for i in range(len(task.outputs))]
     return types, ", ".join(f"GM_ADDR {name}" for name in names) + ",", ", ".join(names) + ","
