@@ -281,6 +281,39 @@ def test_a_reference_that_raises_is_an_error_not_a_verdict():
 # --- tolerances ------------------------------------------------------------------------------------
 
 
+def _cancelling_rows():
+    """Rows whose float32 sums cancel: the original's own result is off by far more than atol."""
+    torch.manual_seed(3)
+    rows = torch.randn(8, 40000) * 100
+    rows[:, -1] = -rows[:, :-1].double().sum(1).float() + 0.01
+    return InputSet("cancelling", (rows,))
+
+
+def test_a_candidate_more_exact_than_the_original_passes():
+    def sum_rows(x):
+        return x.sum(-1)
+
+    def exact(x):
+        return x.double().sum(-1).float()
+
+    input_set = _cancelling_rows()
+    own_error = float((sum_rows(*input_set.tensors).double() - input_set.tensors[0].double().sum(-1)).abs().max())
+    assert own_error > 1e-4  # the premise: the original is far from exact here
+    verdict = check(sum_rows, exact, input_set)
+    assert verdict.ok, verdict.reason
+
+
+def test_a_candidate_much_less_exact_than_the_original_still_fails():
+    def sum_rows(x):
+        return x.sum(-1)
+
+    def sloppy(x):
+        return x.half().float().sum(-1)
+
+    verdict = check(sum_rows, sloppy, _cancelling_rows())
+    assert not verdict.ok and verdict.kind == "values"
+
+
 def test_tolerances_are_dtype_aware_and_integers_exact():
     f32, f16, bf16 = (default_tolerance(d) for d in (torch.float32, torch.float16, torch.bfloat16))
     assert f32.rtol < f16.rtol < bf16.rtol and f32.atol < f16.atol < bf16.atol
