@@ -19,6 +19,7 @@ import json
 import os
 import shutil
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -161,13 +162,15 @@ def _build_support(directory: Path) -> float:
     try:
         started = time.perf_counter()
         include = f"-I{sim_include_dir()}"
-        compile_shared([*compile_flags(), include, "-c", str(sim_include_dir() / LAUNCH_SOURCE), "-o", LAUNCH_OBJECT],
-                       staging, "the simulator launch runtime")
         (staging / PRELUDE_FILE).write_text(PRELUDE)
         precompiled = is_gcc(config.cxx())
-        if precompiled:
-            compile_shared([*compile_flags(), include, "-x", "c++-header", PRELUDE_FILE, "-o", PRELUDE_FILE + ".gch"],
-                           staging, "the simulator's precompiled header")
+        launch_args = [*compile_flags(), include, "-c", str(sim_include_dir() / LAUNCH_SOURCE), "-o", LAUNCH_OBJECT]
+        header_args = [*compile_flags(), include, "-x", "c++-header", PRELUDE_FILE, "-o", PRELUDE_FILE + ".gch"]
+        with ThreadPoolExecutor(max_workers=1) as pool:  # two compilers at once: neither needs the other
+            launch = pool.submit(compile_shared, launch_args, staging, "the simulator launch runtime")
+            if precompiled:
+                compile_shared(header_args, staging, "the simulator's precompiled header")
+            launch.result()
         seconds = time.perf_counter() - started
         manifest = {"seconds": seconds, "precompiled_header": precompiled, "flags": compile_flags(),
                     "compiler": compiler_identity(config.cxx())}

@@ -1,28 +1,34 @@
 """Search: build, run, verify and time every candidate; the fastest correct one wins.
 
-Each candidate is built and first run in a child process with a time limit (two at a time on
-this machine's two cores), on every verification input set. The child returns the outputs; the
-parent compares them with the original function's, so a crash, a hang or a wrong result costs
-that candidate only. Only expected failures (does not build, breaks a hardware rule, wrong
-result) make a candidate lose; anything else is raised.
+Candidates are compiled here, a few at a time (``config.search_workers()``): compiling runs
+g++ on the source and needs no isolation from it. They run in one child process (a
+``sandbox.Worker``, started first, so that its torch import overlaps the builds), one after the
+other, each on every verification input set within its own time limit. The child returns the
+outputs; this process compares them with the original function's. A candidate that crashes or
+hangs the child costs only itself: it is recorded as such and the next candidate gets a new
+child. A crash in a child that had run other candidates first is retried once in a fresh child,
+so that memory an earlier candidate corrupted is never blamed on a later one. Only expected
+failures (does not build, breaks a hardware rule, wrong result) make a candidate lose; anything
+else is raised.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import torch
 
 from . import config
+from .build import SimBuild
 from .capture import KernelTask
 from .errors import (AscendGenError, KernelBuildError, KernelCrashError, KernelTimeoutError, SimulatorError)
 from .generate import ENTRY, Candidate
 from .measure import Measurement, measure_sim
-from .sandbox import run_in_child
+from .sandbox import Worker
 from .verify import InputSet, Tolerance, Verdict, check
 
 _EXPECTED_FAILURES = (KernelBuildError, SimulatorError, KernelCrashError, KernelTimeoutError, ValueError)
@@ -61,41 +67,80 @@ class SearchResult:
 def search(task: KernelTask, reference: Callable, candidates: Sequence[Candidate], input_sets: Sequence[InputSet],
            tolerance: Tolerance | None, soc: str, progress: Callable[[CandidateRecord], None] | None = None,
            ) -> SearchResult:
-    """Evaluate every candidate (in parallel children) against ``reference``."""
+    """Evaluate every candidate against ``reference``: built in parallel here, run in a child process."""
     portable = dataclasses.replace(task, graph=None, output_tree=None)  # specs only: what a child needs
+    start_limit = config.build_timeout_s() + config.run_timeout_s()  # it may build the runtime module
+    records = []
+    with Worker(prepare_child, start_limit, "the process that runs candidates") as worker, \
+            ThreadPoolExecutor(max_workers=config.search_workers()) as pool:
+        worker.start()  # it imports torch while the candidates compile
+        builds = [pool.submit(_build, candidate) for candidate in candidates]
+        try:
+            for candidate, build in zip(candidates, builds):
+                records.append(_evaluate(worker, portable, reference, candidate, build, input_sets, tolerance, soc))
+                if progress:
+                    progress(records[-1])
+        finally:
+            for build in builds:
+                build.cancel()  # after an unexpected error: do not wait for builds nobody will run
+    return SearchResult(tuple(records))
 
-    def one(candidate: Candidate) -> CandidateRecord:
-        record = _evaluate(portable, reference, candidate, input_sets, tolerance, soc)
-        if progress:
-            progress(record)
-        return record
 
-    with ThreadPoolExecutor(max_workers=config.search_workers()) as pool:
-        return SearchResult(tuple(pool.map(one, candidates)))
+def _build(candidate: Candidate) -> tuple[SimBuild | Exception, float]:
+    """The candidate's library (not loaded: its static initialisers must not run here), or why not."""
+    from .simulator import compile_kernel
 
-
-def _evaluate(task: KernelTask, reference: Callable, candidate: Candidate, input_sets: Sequence[InputSet],
-              tolerance: Tolerance | None, soc: str) -> CandidateRecord:
     started = time.perf_counter()
-    limit = config.build_timeout_s() + config.run_timeout_s()
     try:
-        runs = run_in_child(run_candidate, candidate.source, task, list(input_sets), soc, timeout=limit,
-                            what=f"candidate {candidate.label}")
+        built: SimBuild | Exception = compile_kernel(candidate.source, ENTRY, contract=True).build
     except _EXPECTED_FAILURES as exc:
-        return CandidateRecord(candidate, None, _describe(exc), None, time.perf_counter() - started)
+        built = exc
+    return built, time.perf_counter() - started
+
+
+def _evaluate(worker: Worker, task: KernelTask, reference: Callable, candidate: Candidate, build: Future,
+              input_sets: Sequence[InputSet], tolerance: Tolerance | None, soc: str) -> CandidateRecord:
+    built, build_seconds = build.result()
+    started = time.perf_counter()
+
+    def record(verdict: Verdict | None, failure: str, measurement: Measurement | None = None) -> CandidateRecord:
+        return CandidateRecord(candidate, verdict, failure, measurement,
+                               build_seconds + time.perf_counter() - started)
+
+    if isinstance(built, Exception):
+        return record(None, _describe(built))
+    try:
+        runs = _run_isolated(worker, built, candidate, task, input_sets, soc)
+    except _EXPECTED_FAILURES as exc:
+        return record(None, _describe(exc))
     if runs[0].declined:
-        return CandidateRecord(candidate, None, f"it declines the traced shapes ({runs[0].error})", None,
-                               time.perf_counter() - started)
+        return record(None, f"it declines the traced shapes ({runs[0].error})")
     passed: list = []
     for input_set, run in zip(input_sets, runs):
         if run.declined:
             continue  # a shape the kernel refuses runs as the original function; nothing to verify
         verdict = _verdict(reference, input_set, run, tolerance)
         if not verdict.ok:
-            return CandidateRecord(candidate, verdict, verdict.reason, None, time.perf_counter() - started)
+            return record(verdict, verdict.reason)
         passed += verdict.passed_shapes
-    verdict = dataclasses.replace(verdict, passed_shapes=tuple(passed))
-    return CandidateRecord(candidate, verdict, "", runs[0].measurement, time.perf_counter() - started)
+    return record(dataclasses.replace(verdict, passed_shapes=tuple(passed)), "", runs[0].measurement)
+
+
+def _run_isolated(worker: Worker, build: SimBuild, candidate: Candidate, task: KernelTask,
+                  input_sets: Sequence[InputSet], soc: str) -> list["SetRun"]:
+    """run_candidate in the worker's child. A crash counts only in a child that ran nothing before:
+    an earlier candidate may have corrupted that child's memory."""
+    def call() -> list[SetRun]:
+        return worker.call(run_candidate, build, candidate.source, task, list(input_sets), soc,
+                           timeout=config.run_timeout_s(), what=f"candidate {candidate.label}")
+
+    shared = worker.calls_in_child > 0
+    try:
+        return call()
+    except KernelCrashError:
+        if not shared:
+            raise
+    return call()  # the crashed child is gone: this runs in a fresh one
 
 
 def _verdict(reference: Callable, input_set: InputSet, run: "SetRun", tolerance: Tolerance | None) -> Verdict:
@@ -127,12 +172,21 @@ class SetRun:
     declined: bool = False  # the kernel's tiling refused these shapes
 
 
-def run_candidate(source: str, task: KernelTask, input_sets: list[InputSet], soc: str) -> list[SetRun]:
-    """Build ``source`` and run it on every input set (on clones); stops at the first error."""
-    from .runtime import ContractKernel, ShapeDeclined
-    from .simulator import compile_kernel
+def prepare_child() -> None:
+    """The worker child's warm-up: what every candidate run needs, imported (or built) before the first."""
+    from . import simulator  # noqa: F401
+    from .runtime import runtime_module
 
-    kernel = ContractKernel(compile_kernel(source, ENTRY, contract=True), task, soc)
+    runtime_module()  # built here (once per machine) while the parent compiles the candidates
+
+
+def run_candidate(build: SimBuild, source: str, task: KernelTask, input_sets: list[InputSet],
+                  soc: str) -> list[SetRun]:
+    """Load ``build`` and run it on every input set (on clones); stops at the first error."""
+    from .runtime import ContractKernel, ShapeDeclined
+    from .simulator import SimKernel
+
+    kernel = ContractKernel(SimKernel(build, source, "kernel.cpp"), task, soc)
     runs = []
     for input_set in input_sets:
         clones = [t.clone() for t in input_set.tensors]
