@@ -33,11 +33,12 @@ setup(
     packages=find_packages(include=["torch_ascendgen", "torch_ascendgen.*"]),
     python_requires=">=3.10",
     # torch is pinned where it is installed (see README): a loose requirement would pull CUDA wheels.
-    install_requires=["torch>=2.1", "pybind11>=2.11", "filelock>=3.12", "platformdirs>=3.0", "tqdm>=4.60"],
+    install_requires=["torch>=2.1", "pybind11>=2.11", "filelock>=3.12", "platformdirs>=3.0", "tqdm>=4.60",
+                      "openai>=1.30"],
     extras_require={
         "test": ["pytest>=7"],
         "npu": ["torch_npu"],
-        "llm": ["openai>=1.0"],
+        "llm": ["vllm"],  # optional: to serve a model on this machine (`vllm serve MODEL`)
     },
     cmdclass={"build_py": BuildPyWithCsrc},
 )

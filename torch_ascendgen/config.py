@@ -98,3 +98,87 @@ def run_memory_bytes() -> int:
         return int(float(value) * (1 << 30))
     physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     return int(min(8 << 30, max(4 << 30, physical // 2)))
+
+
+# ---- the model generator (an OpenAI-compatible server such as `vllm serve MODEL`) -------------------
+
+LLM_URL_ENV = "TORCH_ASCENDGEN_LLM_URL"
+LLM_MODEL_ENV = "TORCH_ASCENDGEN_LLM_MODEL"
+LLM_API_KEY_ENV = "TORCH_ASCENDGEN_LLM_API_KEY"
+LLM_SAMPLES_ENV = "TORCH_ASCENDGEN_LLM_SAMPLES"
+LLM_TEMPERATURE_ENV = "TORCH_ASCENDGEN_LLM_TEMPERATURE"
+LLM_MAX_TOKENS_ENV = "TORCH_ASCENDGEN_LLM_MAX_TOKENS"
+LLM_SEED_ENV = "TORCH_ASCENDGEN_LLM_SEED"
+LLM_TIMEOUT_ENV = "TORCH_ASCENDGEN_LLM_TIMEOUT"
+LLM_RETRIES_ENV = "TORCH_ASCENDGEN_LLM_RETRIES"
+LLM_CONCURRENCY_ENV = "TORCH_ASCENDGEN_LLM_CONCURRENCY"
+LLM_ROUNDS_ENV = "TORCH_ASCENDGEN_LLM_ROUNDS"
+LLM_OPT_ROUNDS_ENV = "TORCH_ASCENDGEN_LLM_OPT_ROUNDS"
+LLM_TOKEN_BUDGET_ENV = "TORCH_ASCENDGEN_LLM_TOKEN_BUDGET"
+LLM_WALL_BUDGET_ENV = "TORCH_ASCENDGEN_LLM_WALL_BUDGET"
+
+
+def llm_url() -> str:
+    """Base URL of the OpenAI-compatible server, e.g. "http://127.0.0.1:8000/v1" ("": no model configured)."""
+    return _get(LLM_URL_ENV, "")
+
+
+def llm_model() -> str:
+    """The served model's name ("": ask the server's /v1/models and take the first)."""
+    return _get(LLM_MODEL_ENV, "")
+
+
+def llm_api_key() -> str:
+    return _get(LLM_API_KEY_ENV, "EMPTY")
+
+
+def llm_samples() -> int:
+    """Replies asked for per task (the request's ``n``)."""
+    return max(1, int(_get(LLM_SAMPLES_ENV, "2")))
+
+
+def llm_temperature() -> float:
+    return float(_get(LLM_TEMPERATURE_ENV, "0.6"))
+
+
+def llm_max_tokens() -> int:
+    return max(1, int(_get(LLM_MAX_TOKENS_ENV, "4096")))
+
+
+def llm_seed() -> int:
+    return int(_get(LLM_SEED_ENV, "0"))
+
+
+def llm_timeout_s() -> float:
+    """Time limit of one request to the model."""
+    return float(_get(LLM_TIMEOUT_ENV, "120"))
+
+
+def llm_retries() -> int:
+    """Retries of a request that failed with a 5xx, a lost connection or a timeout."""
+    return max(0, int(_get(LLM_RETRIES_ENV, "3")))
+
+
+def llm_concurrency() -> int:
+    """Requests in flight at once to one server, across threads."""
+    return max(1, int(_get(LLM_CONCURRENCY_ENV, "2")))
+
+
+def llm_rounds() -> int:
+    """Repair rounds per sample: a failing kernel goes back with its exact failure this many times."""
+    return max(0, int(_get(LLM_ROUNDS_ENV, "3")))
+
+
+def llm_opt_rounds() -> int:
+    """Optimisation rounds once a sample is correct: the model is asked to beat the current best."""
+    return max(0, int(_get(LLM_OPT_ROUNDS_ENV, "1")))
+
+
+def llm_token_budget() -> int:
+    """Tokens (prompt and completion) one task may spend on the model."""
+    return max(1, int(_get(LLM_TOKEN_BUDGET_ENV, "200000")))
+
+
+def llm_wall_budget_s() -> float:
+    """Wall time one task may spend in the model's loop (requests, builds, runs)."""
+    return float(_get(LLM_WALL_BUDGET_ENV, "600"))

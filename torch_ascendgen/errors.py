@@ -60,3 +60,18 @@ class KernelTimeoutError(AscendGenError):
 
 class UnsupportedFunction(AscendGenError):
     """A function cannot become a kernel (yet); the reason says why. It runs as the original."""
+
+
+class ModelUnavailable(AscendGenError):
+    """The model server could not be reached or refused the request; the message names the URL and the fix."""
+
+
+class ScreenRejected(AscendGenError):
+    """A model's reply was rejected before any build; ``reason`` goes back to the model."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+    def __reduce__(self):
+        return (type(self), (self.reason,))

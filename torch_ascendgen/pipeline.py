@@ -3,6 +3,11 @@
     seeds (repository cache/) ─┐
     disk cache (by full key) ──┼─► hit: load
     generate → search ─────────┘   miss: publish the winner (under the key's lock: once per machine)
+
+Generators (``Options.generator``): "builtin" searches the seed and the built-in generator's
+candidates; "llm" also asks the model (llm_generator.py), the built-in winner being the baseline to
+beat; "auto" is "builtin", and when that yields no verified kernel and a model is configured, the
+model. The cache key names the model and the prompt version whenever the model takes part.
 """
 
 from __future__ import annotations
@@ -19,12 +24,16 @@ from .build import build_flags, sim_headers_digest
 from .builtin_generator import VERSION as BUILTIN_VERSION
 from .cache import LIBRARY_FILE, CacheEntry, KernelCache, SeedStore, cache_key
 from .capture import KernelTask
-from .errors import UnsupportedFunction
+from .errors import ModelUnavailable, UnsupportedFunction
 from .generate import ENTRY, generate
+from .prompts import PROMPT_VERSION
 from .runtime import ContractKernel
 from .search import SearchResult, search
 from .toolchain import compiler_identity
 from .verify import Tolerance, make_input_sets
+
+
+GENERATORS = ("auto", "builtin", "llm")
 
 
 @dataclass(frozen=True)
@@ -33,12 +42,14 @@ class Options:
 
     variants: int = 4
     target: str = "auto"  # "auto", "sim" or "npu"
-    generator: str = "auto"  # "auto" or "builtin" ("llm" comes with the model generator)
+    generator: str = "auto"  # "auto", "builtin" or "llm" (see compile_task)
     tolerance: Tolerance | None = None  # None: dtype-aware defaults
     strict: bool = False  # raise instead of falling back to the original function
     cache_dir: Path | None = None
     soc: str | None = None  # simulated SoC; None: config.default_soc()
     progress: bool = True
+    llm_url: str | None = None  # the model server; None: config.llm_url()
+    llm_model: str | None = None  # None: config.llm_model()
 
 
 @dataclass(frozen=True)
@@ -63,37 +74,144 @@ def compile_task(task: KernelTask, reference: Callable, options: Options) -> Com
     """The kernel for ``task``: cached, seeded or searched for now. Raises UnsupportedFunction."""
     if options.target == "npu":
         raise UnsupportedFunction("the NPU target is not available yet; use target='sim' or 'auto'")
-    if options.generator not in ("auto", "builtin"):
-        raise UnsupportedFunction(f"generator {options.generator!r} is not available yet; use 'builtin' or 'auto'")
+    if options.generator not in GENERATORS:
+        raise UnsupportedFunction(f"generator {options.generator!r} is unknown; use one of {', '.join(GENERATORS)}")
     soc = options.soc or config.default_soc()
     cache = _cache(options.cache_dir)
-    key = cache_key(task.key, target_identity(soc), BUILTIN_VERSION)
-    entry = cache.lookup(key)
-    origin = "cache"
-    if entry is None:
-        with cache.lock(key):
-            entry = cache.lookup(key)
-            if entry is None:
-                entry, origin = _create(task, reference, options, soc, cache, key)
-    runner = ContractKernel(_load(entry, cache, key), task, soc)
+    if options.generator == "llm":
+        entry, origin = _model_entry(task, reference, options, soc, cache, with_baseline=True)
+    else:
+        entry, origin = _builtin_or_model_entry(task, reference, options, soc, cache)
+    runner = ContractKernel(_load(entry, cache, entry.key), task, soc)
     shapes = {tuple(map(tuple, s)) for s in entry.meta.get("verified_shapes", [])}
     return CompiledKernel(entry, runner, origin, shapes)
 
 
+def _cached(cache: KernelCache, key: str, create: Callable[[], tuple[CacheEntry, str]]) -> tuple[CacheEntry, str]:
+    """The entry under ``key``, or ``create()``'s (under the key's lock: once per machine)."""
+    entry = cache.lookup(key)
+    if entry is None:
+        with cache.lock(key):
+            entry = cache.lookup(key)
+            if entry is None:
+                return create()
+    return entry, "cache"
+
+
+def _builtin_or_model_entry(task: KernelTask, reference: Callable, options: Options, soc: str,
+                            cache: KernelCache) -> tuple[CacheEntry, str]:
+    """"builtin": the built-in generator's kernel. "auto": that, else the model's when one is configured."""
+    key = cache_key(task.key, target_identity(soc), BUILTIN_VERSION)
+    try:
+        return _cached(cache, key, lambda: _create(task, reference, options, soc, cache, key))
+    except UnsupportedFunction as exc:
+        if options.generator == "builtin" or not _model_url(options):
+            raise
+        builtin_failure = str(exc)
+    try:
+        return _model_entry(task, reference, options, soc, cache, with_baseline=False)
+    except UnsupportedFunction as exc:
+        raise UnsupportedFunction(f"the built-in generator failed ({builtin_failure}), and so did the model: "
+                                  f"{exc}") from None
+
+
+def _model_url(options: Options) -> str:
+    return options.llm_url or config.llm_url()
+
+
+def _model_entry(task: KernelTask, reference: Callable, options: Options, soc: str, cache: KernelCache,
+                 with_baseline: bool) -> tuple[CacheEntry, str]:
+    """The model's kernel (the built-in one as the baseline to beat when ``with_baseline``)."""
+    from .model_client import ModelClient, ModelSettings
+
+    if not _model_url(options):
+        raise UnsupportedFunction(f"generator 'llm' needs a model server: set {config.LLM_URL_ENV} (e.g. "
+                                  "http://127.0.0.1:8000/v1 after `vllm serve MODEL`) or pass llm_url=")
+    try:
+        client = ModelClient(ModelSettings.from_config(options.llm_url, options.llm_model))
+        model = client.model
+    except ModelUnavailable as exc:
+        raise UnsupportedFunction(str(exc)) from None
+    key = cache_key(task.key, target_identity(soc), f"{BUILTIN_VERSION}+llm:{model}:{PROMPT_VERSION}")
+    return _cached(cache, key, lambda: _create_with_model(task, reference, options, soc, cache, key, client,
+                                                          with_baseline))
+
+
 def _create(task: KernelTask, reference: Callable, options: Options, soc: str, cache: KernelCache,
             key: str) -> tuple[CacheEntry, str]:
-    seed = SeedStore().lookup(task.key)
-    candidates = [_seed_candidate(seed)] if seed else []
-    candidates += generate(task, options.variants)
-    result = _search_with_progress(task, reference, candidates, options, soc)
+    result = _builtin_search(task, reference, options, soc)
     winner = result.winner
     if winner is None:
         reasons = "; ".join(f"{r.candidate.label}: {r.failure}" for r in result.records)
         raise UnsupportedFunction(f"no candidate kernel passed verification ({reasons})")
+    return _publish(cache, key, task, soc, result, winner, {}), _origin(winner)
+
+
+def _builtin_search(task: KernelTask, reference: Callable, options: Options, soc: str) -> SearchResult:
+    """The seed kernel (if any) and the built-in generator's candidates, searched."""
+    seed = SeedStore().lookup(task.key)
+    candidates = [_seed_candidate(seed)] if seed else []
+    candidates += generate(task, options.variants)
+    return _search_with_progress(task, reference, candidates, options, soc)
+
+
+def _create_with_model(task: KernelTask, reference: Callable, options: Options, soc: str, cache: KernelCache,
+                       key: str, client, with_baseline: bool) -> tuple[CacheEntry, str]:
+    from .llm_generator import generate_with_model
+
+    baseline = SearchResult(())
+    if with_baseline:
+        try:
+            baseline = _builtin_search(task, reference, options, soc)
+        except UnsupportedFunction:
+            pass  # no built-in kernel: the model is the only route
+
+    def evaluate(candidates):
+        return list(_search_with_progress(task, reference, candidates, options, soc).records)
+
+    try:
+        outcome = generate_with_model(task, reference, options, soc, baseline.winner, evaluate, client)
+    except ModelUnavailable as exc:
+        if baseline.winner is None:
+            raise UnsupportedFunction(str(exc)) from None
+        return _publish_builtin(cache, task, soc, baseline), _origin(baseline.winner)
+    result = SearchResult(baseline.records + outcome.records)
+    winner = result.winner
+    if winner is None:
+        raise UnsupportedFunction(_model_failure(outcome))
+    provenance = {id(r): p for r, p in zip(outcome.records, outcome.provenance)}
+    if outcome.server_failed and id(winner) not in provenance:
+        return _publish_builtin(cache, task, soc, baseline), _origin(winner)
+    llm = {**provenance.get(id(winner), {"model": outcome.model, "prompt_version": PROMPT_VERSION}),
+           "winner_is_model": id(winner) in provenance, "task_tokens": outcome.tokens,
+           "transcript": str(outcome.transcript)}
+    return _publish(cache, key, task, soc, result, winner, {"llm": llm}), _origin(winner)
+
+
+def _publish_builtin(cache: KernelCache, task: KernelTask, soc: str, baseline: SearchResult) -> CacheEntry:
+    """The built-in winner under the built-in key: the server failed, so the model is asked again next time."""
+    key = cache_key(task.key, target_identity(soc), BUILTIN_VERSION)
+    return _publish(cache, key, task, soc, baseline, baseline.winner, {})
+
+
+def _model_failure(outcome) -> str:
+    tried = len(outcome.records)
+    last = outcome.records[-1].failure if outcome.records else "no reply contained a kernel that could be built"
+    last = last if len(last) < 600 else last[:600] + " ..."
+    stopped = f"; {outcome.stopped}" if outcome.stopped else ""
+    return (f"the model {outcome.model} produced no kernel that passed verification ({tried} built{stopped}); "
+            f"last failure: {last}; the exchange is in {outcome.transcript}")
+
+
+def _publish(cache: KernelCache, key: str, task: KernelTask, soc: str, result: SearchResult, winner,
+             extra: dict) -> CacheEntry:
     library = _build(winner.candidate.source).build.library
-    meta = _meta(task, soc, result, winner)
-    entry = cache.publish(key, {"kernel.cpp": winner.candidate.source.encode(), LIBRARY_FILE: library}, meta)
-    return entry, "seed" if winner.candidate.generator == "seed" else "search"
+    meta = {**_meta(task, soc, result, winner), **extra}
+    return cache.publish(key, {"kernel.cpp": winner.candidate.source.encode(), LIBRARY_FILE: library}, meta)
+
+
+def _origin(winner) -> str:
+    return "seed" if winner.candidate.generator == "seed" else "search"
 
 
 def _seed_candidate(seed: CacheEntry):
