@@ -27,7 +27,7 @@ def swiglu(gate, up):
     return F.gelu(gate, approximate="tanh") * up
 
 
-def test_first_call_generates_a_verified_kernel_and_later_calls_reuse_it(tmp_path):
+def test_first_call_generates_a_verified_kernel_and_later_calls_reuse_it(tmp_path, monkeypatch):
     fast = ascend_kernel(swiglu, variants=2, cache_dir=tmp_path, progress=False)
     gate, up = torch.randn(16, 64), torch.randn(16, 64)
     torch.testing.assert_close(fast(gate, up), swiglu(gate, up))
@@ -36,10 +36,9 @@ def test_first_call_generates_a_verified_kernel_and_later_calls_reuse_it(tmp_pat
     meta = kernel.entry.meta
     assert meta["winner"]["ok"] and len(meta["candidates"]) == 2
     assert all(c["time_ns"] > 0 for c in meta["candidates"] if c["ok"])
-    calls = []
-    kernel.runner.kernel.launch = lambda *a, _launch=kernel.runner.kernel.launch, **k: calls.append(1) or _launch(*a, **k)
+    launches = _launches(monkeypatch)
     torch.testing.assert_close(fast(gate, up), swiglu(gate, up))
-    assert calls == [1]  # the second call ran the kernel, and nothing else was generated
+    assert len(launches) == 1  # the second call ran the kernel, and nothing else was generated
     assert len(fast.kernels()) == 1
 
 
@@ -52,6 +51,114 @@ def test_a_new_batch_size_reuses_the_kernel_after_verifying_that_shape(tmp_path)
     assert ((5, 64), (5, 64)) in kernel.verified_shapes
     on_disk = json.loads((kernel.entry.directory / "meta.json").read_text())
     assert [[5, 64], [5, 64]] in on_disk["verified_shapes"]
+
+
+def _launches(monkeypatch) -> list:
+    """Records every simulator launch from now on (the tensor shapes of each); kernel ops are made once per
+    process and cache key, so the runner behind an op may be another test's, with the same kernel."""
+    from torch_ascendgen.simulator import SimKernel
+
+    shapes = []
+    launch = SimKernel.launch
+
+    def counted(self, block_dim, *args, **kwargs):
+        shapes.append(tuple(tuple(a.shape) for a in args if isinstance(a, torch.Tensor)))
+        return launch(self, block_dim, *args, **kwargs)
+
+    monkeypatch.setattr(SimKernel, "launch", counted)
+    return shapes
+
+
+def _hit(tmp_path):
+    """A decorated swiglu that ran its kernel at 16x64 twice (the second time from the fast path), and its kernel."""
+    fast = ascend_kernel(swiglu, variants=1, cache_dir=tmp_path, progress=False)
+    gate, up = torch.randn(16, 64), torch.randn(16, 64)
+    fast(gate, up)
+    torch.testing.assert_close(fast(gate, up), swiglu(gate, up))
+    (kernel,) = fast.kernels()
+    return fast, kernel
+
+
+def test_later_calls_with_the_same_signature_skip_the_dispatch_table(tmp_path, monkeypatch):
+    fast, kernel = _hit(tmp_path)
+    from torch_ascendgen import api
+
+    signatures = []
+    monkeypatch.setattr(api, "_signature", lambda args, _real=api._signature: signatures.append(1) or _real(args))
+    launches = _launches(monkeypatch)
+    for _ in range(3):
+        gate, up = torch.randn(16, 64), torch.randn(16, 64)  # new tensors, same signature
+        torch.testing.assert_close(fast(gate, up), swiglu(gate, up))
+    assert signatures == [] and len(launches) == 3
+
+
+def test_a_dtype_change_after_a_hit_does_not_run_the_kernel(tmp_path, monkeypatch):
+    fast, kernel = _hit(tmp_path)
+    launches = _launches(monkeypatch)
+    gate, up = torch.randn(16, 64, dtype=torch.float64), torch.randn(16, 64, dtype=torch.float64)
+    with pytest.warns(AscendGenWarning, match="float64"):
+        result = fast(gate, up)
+    assert result.dtype == torch.float64 and torch.equal(result, swiglu(gate, up))
+    assert launches == []
+
+
+def test_a_non_contiguous_input_after_a_hit_runs_the_original(tmp_path, monkeypatch):
+    fast, kernel = _hit(tmp_path)
+    launches = _launches(monkeypatch)
+    gate, up = torch.randn(64, 16).t(), torch.randn(16, 64)  # same shape and dtype as the hit
+    with pytest.warns(AscendGenWarning, match="non-contiguous"):
+        result = fast(gate, up)
+    assert torch.equal(result, swiglu(gate, up)) and launches == []
+
+
+def test_tensors_on_another_device_after_a_hit_run_the_original(tmp_path, monkeypatch):
+    fast, kernel = _hit(tmp_path)
+    launches = _launches(monkeypatch)
+    gate, up = torch.randn(16, 64, device="meta"), torch.randn(16, 64, device="meta")
+    with pytest.warns(AscendGenWarning, match="on meta"):
+        result = fast(gate, up)
+    assert result.device.type == "meta" and result.shape == (16, 64) and launches == []
+
+
+def test_an_input_requiring_grad_after_a_hit_runs_the_original_and_gets_gradients(tmp_path, monkeypatch):
+    fast, kernel = _hit(tmp_path)
+    launches = _launches(monkeypatch)
+    gate, up = torch.randn(16, 64, requires_grad=True), torch.randn(16, 64)
+    with torch.no_grad():  # grad mode off: the same kernel serves it
+        torch.testing.assert_close(fast(gate, up), swiglu(gate, up))
+    assert len(launches) == 1
+    with pytest.warns(AscendGenWarning, match="require grad"):
+        out = fast(gate, up)
+    out.sum().backward()
+    assert out.grad_fn is not None and gate.grad is not None and len(launches) == 1
+    assert fast(gate, up).grad_fn is not None and len(launches) == 1  # and again, with grad mode still on
+
+
+def test_a_new_batch_size_after_a_hit_is_verified_before_the_kernel_runs_on_it(tmp_path, monkeypatch):
+    fast, kernel = _hit(tmp_path)
+    from torch_ascendgen import api
+    from torch_ascendgen.verify import Verdict
+
+    launches = _launches(monkeypatch)
+    monkeypatch.setattr(api, "verify_in_process", lambda *a, **k: Verdict(False, "rejected by the test", kind="values"))
+    gate, up = torch.randn(5, 64), torch.randn(5, 64)
+    with pytest.warns(AscendGenWarning, match="failed verification at shapes"):
+        result = fast(gate, up)
+    assert torch.equal(result, swiglu(gate, up)) and launches == []
+    assert ((5, 64), (5, 64)) not in kernel.verified_shapes
+    gate, up = torch.randn(16, 64), torch.randn(16, 64)
+    torch.testing.assert_close(fast(gate, up), swiglu(gate, up))
+    assert [shapes[0] for shapes in launches] == [(16, 64)]  # the verified shape still runs the kernel
+
+
+def test_alternating_batch_sizes_each_get_their_own_verified_route(tmp_path, monkeypatch):
+    fast, kernel = _hit(tmp_path)
+    launches = _launches(monkeypatch)
+    for rows in (5, 16, 5, 16, 5):
+        gate, up = torch.randn(rows, 64), torch.randn(rows, 64)
+        torch.testing.assert_close(fast(gate, up), swiglu(gate, up))
+    assert [shapes[0] for shapes in launches[-5:]] == [(5, 64), (16, 64), (5, 64), (16, 64), (5, 64)]
+    assert ((5, 64), (5, 64)) in kernel.verified_shapes
 
 
 def test_modules_run_with_their_parameters_as_inputs(tmp_path):
@@ -70,22 +177,35 @@ def test_modules_run_with_their_parameters_as_inputs(tmp_path):
         torch.testing.assert_close(norm(x), expected)
         norm.weight.mul_(2)  # new weights, same kernel: parameters are inputs, not constants
         torch.testing.assert_close(norm(x), type(norm).forward.__wrapped__(norm, x))
+        norm.weight = torch.nn.Parameter(norm.weight.double())  # a parameter's dtype is part of the signature
+        with pytest.warns(AscendGenWarning, match="float64"):
+            result = norm(x)
+        assert result.dtype == torch.float64
+        torch.testing.assert_close(result, type(norm).forward.__wrapped__(norm, x))
+
+
+def sort_rows(x):
+    """A function the built-in generator has no kernel for."""
+    return torch.sort(x, -1).values
 
 
 def test_unsupported_functions_fall_back_with_one_warning_and_equal_results(tmp_path):
-    fast = ascend_kernel(lambda x: torch.cumsum(x, -1), variants=1, cache_dir=tmp_path, progress=False)
+    fast = ascend_kernel(sort_rows, variants=1, cache_dir=tmp_path, progress=False)
     x = torch.randn(4, 32)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         first, second = fast(x), fast(x)
-    assert torch.equal(first, torch.cumsum(x, -1)) and torch.equal(second, first)
+    assert torch.equal(first, sort_rows(x)) and torch.equal(second, first)
     messages = [str(w.message) for w in caught if issubclass(w.category, AscendGenWarning)]
-    assert len(messages) == 1 and "cumsum" in messages[0]
+    assert len(messages) == 1 and "aten.sort" in messages[0]
+    assert caught[0].filename == __file__  # the warning points at the caller
 
 
 def test_strict_mode_raises_with_the_reason(tmp_path):
-    fast = ascend_kernel(lambda x: torch.cumsum(x, -1), strict=True, cache_dir=tmp_path, progress=False)
-    with pytest.raises(UnsupportedFunction, match="does not know aten.cumsum"):
+    fast = ascend_kernel(sort_rows, strict=True, cache_dir=tmp_path, progress=False)
+    with pytest.raises(UnsupportedFunction, match="does not know aten.sort"):
+        fast(torch.randn(4, 32))
+    with pytest.raises(UnsupportedFunction):  # every time: a refusal is not remembered as a fallback
         fast(torch.randn(4, 32))
 
 

@@ -2,10 +2,10 @@
 
 The first call with a new signature (shapes, dtypes, devices, constants) captures the function,
 gets a verified kernel for it (cache, seed or search) and remembers what to do for that
-signature; every later call with it is a dictionary lookup and one custom-op call. Whatever
-cannot run as a kernel runs as the original function, with one warning saying why (or raises,
-in strict mode). A result is never wrong: a kernel runs on a shape only after passing
-verification at that shape.
+signature; every later call with it is a few attribute checks (a dictionary lookup when it is
+not the most recent kernel signature) and one custom-op call. Whatever cannot run as a kernel
+runs as the original function, with one warning saying why (or raises, in strict mode). A
+result is never wrong: a kernel runs on a shape only after passing verification at that shape.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import functools
 import types
 import warnings
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import torch
 import torch.utils._pytree as pytree
@@ -23,7 +23,7 @@ from torch.nn.utils.stateless import _reparametrize_module
 from . import config
 from .capture import capture
 from .errors import AscendGenError, UnsupportedFunction
-from .pipeline import CompiledKernel, Options, compile_task, record_verified_shape
+from .pipeline import GENERATORS, CompiledKernel, Options, compile_task, record_verified_shape
 from .runtime import kernel_op
 from .search import verify_in_process
 from .verify import make_input_sets
@@ -36,12 +36,13 @@ class AscendGenWarning(UserWarning):
 def ascend_kernel(function: Callable | None = None, *, variants: int | None = None, target: str | None = None,
                   generator: str | None = None, rtol: float | None = None, atol: float | None = None,
                   strict: bool | None = None, cache_dir: str | Path | None = None, soc: str | None = None,
-                  progress: bool | None = None):
+                  progress: bool | None = None, llm_url: str | None = None, llm_model: str | None = None):
     """Run ``function`` as generated AscendC kernels.
 
     Usable bare (``@ascend_kernel``) or with options (``@ascend_kernel(variants=2, strict=True)``),
-    on functions and on ``nn.Module.forward``. Options left unset come from the environment
-    (see torch_ascendgen/config.py).
+    on functions and on ``nn.Module.forward``. ``generator``: "auto", "builtin" or "llm" (a local
+    OpenAI-compatible model at ``llm_url``, serving ``llm_model``). Options left unset come from the
+    environment (see torch_ascendgen/config.py).
     """
     from .verify import Tolerance
 
@@ -53,23 +54,44 @@ def ascend_kernel(function: Callable | None = None, *, variants: int | None = No
         tolerance=Tolerance(rtol, atol) if rtol is not None else None,
         strict=config.strict() if strict is None else strict,
         cache_dir=Path(cache_dir) if cache_dir is not None else None, soc=soc,
-        progress=config.progress() if progress is None else progress,
+        progress=config.progress() if progress is None else progress, llm_url=llm_url, llm_model=llm_model,
     )
     if options.target not in ("auto", "sim", "npu"):
         raise ValueError(f"target must be 'auto', 'sim' or 'npu', not {options.target!r}")
+    if options.generator not in GENERATORS:
+        raise ValueError(f"generator must be one of {', '.join(GENERATORS)}, not {options.generator!r}")
     if function is None:
         return lambda f: KernelFunction(f, options)
     return KernelFunction(function, options)
 
 
+class _Route(NamedTuple):
+    """What calls with one signature run; for kernels on plain tensors, also the fast path's record of it."""
+
+    handler: Callable[[tuple], Any]
+    recent: tuple | None = None  # (classes, shapes, dtypes, handler): see KernelFunction.__call__
+
+
+_NO_RECENT = ((), (), (), None)
+
+
 class KernelFunction:
-    """A decorated function: a per-signature dispatch table in front of the original."""
+    """A decorated function: a per-signature dispatch table in front of the original.
+
+    The fast path serves repeated calls on plain tensors: it checks the arguments field by field against the last
+    such call that ran a kernel. It passes only if ``_signature`` would give the same key (same tensor classes,
+    shapes and dtypes; on the CPU, contiguous, needing no grad, as every kernel call is), so it runs the same
+    handler; everything else (and a miss) goes through ``_signature`` and the dispatch table.
+    """
+
+    __slots__ = ("_recent", "__dict__", "__weakref__")  # a slot is the quickest attribute to read on every call
 
     def __init__(self, function: Callable, options: Options):
         functools.update_wrapper(self, function)
         self._function = function
         self._options = options
-        self._dispatch: dict[Any, Callable] = {}
+        self._dispatch: dict[Any, _Route] = {}
+        self._recent = _NO_RECENT
         self._kernels: dict[str, CompiledKernel] = {}
         self._warned: set[str] = set()
 
@@ -77,30 +99,45 @@ class KernelFunction:
         return self if instance is None else types.MethodType(self, instance)
 
     def __call__(self, *args, **kwargs):
-        if kwargs:
-            return self._function(*args, **kwargs) if not self._options.strict else self._refuse(
-                "keyword arguments are not supported yet; pass arguments positionally")
-        key = _signature(args)
-        handler = self._dispatch.get(key)
-        if handler is None:
-            handler = self._dispatch[key] = self._prepare(args)
-        return handler(args)
+        classes, shapes, dtypes, handler = self._recent
+        if handler is not None and len(args) == len(classes) and not kwargs:
+            grad, index = _grad_enabled(), 0
+            for arg in args:  # an index and plain attribute reads: zip or a key tuple cost microseconds here
+                if (type(arg) is not classes[index] or arg.dtype is not dtypes[index] or arg.shape != shapes[index]
+                        or not arg.is_cpu or not _is_contiguous(arg) or grad and arg.requires_grad):
+                    break
+                index += 1
+            else:
+                return handler(args)
+        return self._dispatch_call(args, kwargs)
 
     def kernels(self) -> list[CompiledKernel]:
         """The kernels this function has used so far (for inspection)."""
         return list(self._kernels.values())
 
+    def _dispatch_call(self, args: tuple, kwargs: dict):
+        if kwargs:
+            return self._function(*args, **kwargs) if not self._options.strict else self._refuse(
+                "keyword arguments are not supported yet; pass arguments positionally")
+        key = _signature(args)
+        route = self._dispatch.get(key)
+        if route is None:
+            route = self._dispatch[key] = self._prepare(args)
+        if route.recent is not None:
+            self._recent = route.recent
+        return route.handler(args)
+
     # -- the slow path: once per signature
-    def _prepare(self, args: tuple) -> Callable[[tuple], Any]:
+    def _prepare(self, args: tuple) -> _Route:
         try:
-            return self._kernel_handler(args)
+            return self._kernel_route(args)
         except UnsupportedFunction as exc:
             if self._options.strict:
                 raise
             self._warn(str(exc))
-            return self._call_original
+            return _Route(self._call_original)
 
-    def _kernel_handler(self, args: tuple) -> Callable[[tuple], Any]:
+    def _kernel_route(self, args: tuple) -> _Route:
         module = args[0] if args and isinstance(args[0], torch.nn.Module) else None
         leaves, spec = pytree.tree_flatten(args[1:] if module is not None else args)
         positions = [i for i, leaf in enumerate(leaves) if isinstance(leaf, torch.Tensor)]
@@ -125,8 +162,12 @@ class KernelFunction:
         if compiled is None:
             compiled = self._kernels[task.key] = compile_task(task, flat_function, self._options)
         self._verify_shape(compiled, flat_function, tensors)
-        return _call_path(kernel_op(compiled), task.output_tree, positions, module, flat=spec == pytree.tree_flatten(
-            tuple(range(len(leaves))))[1])
+        flat = spec == pytree.tree_flatten(tuple(range(len(leaves))))[1]
+        handler = _call_path(kernel_op(compiled), task.output_tree, positions, len(leaves), module, flat)
+        if module is None and flat and len(positions) == len(leaves):  # only tensors: the fast path can serve it
+            recent = (tuple(map(type, args)), tuple(t.shape for t in args), tuple(t.dtype for t in args), handler)
+            return _Route(handler, recent)
+        return _Route(handler)
 
     def _verify_shape(self, compiled: CompiledKernel, reference: Callable, tensors: list[torch.Tensor]) -> None:
         shapes = tuple(tuple(t.shape) for t in tensors)
@@ -152,22 +193,24 @@ class KernelFunction:
             self._warned.add(reason)
             name = getattr(self._function, "__qualname__", "function")
             warnings.warn(f"torch_ascendgen: {name} runs as the original function: {reason}", AscendGenWarning,
-                          stacklevel=4)
+                          stacklevel=5)
 
     def _refuse(self, reason: str):
         raise AscendGenError(reason)
 
 
-def _call_path(op: Callable, tree, positions: list[int], module: torch.nn.Module | None, flat: bool):
+def _call_path(op: Callable, tree, positions: list[int], leaf_count: int, module: torch.nn.Module | None,
+               flat: bool) -> Callable[[tuple], Any]:
     """The per-call function for one signature: gather the inputs, call the op, shape the result.
 
     The common case (plain positional tensors, no module) avoids pytree work on every call.
     """
     single = tree.is_leaf() if hasattr(tree, "is_leaf") else False
     if flat and module is None:
+        gather = list if positions == list(range(leaf_count)) else lambda args: [args[i] for i in positions]
         if single:
-            return lambda args: op([args[i] for i in positions])[0]
-        return lambda args: pytree.tree_unflatten(op([args[i] for i in positions]), tree)
+            return lambda args: op(gather(args))[0]
+        return lambda args: pytree.tree_unflatten(op(gather(args)), tree)
 
     def run(args: tuple):
         leaves = pytree.tree_leaves(args[1:] if module is not None else args)
@@ -176,21 +219,31 @@ def _call_path(op: Callable, tree, positions: list[int], module: torch.nn.Module
     return run
 
 
+_grad_enabled = torch.is_grad_enabled
+_is_contiguous = torch.Tensor.is_contiguous
+
+
 def _signature(args: tuple) -> tuple:
-    """What decides the dispatch: every tensor's shape, dtype, device, layout and grad state, and the constants."""
-    grad = torch.is_grad_enabled()
+    """What decides the dispatch: every tensor's shape, dtype, device, layout and grad state (a module's parameters
+    and buffers included), and the constants."""
+    grad = _grad_enabled()
     key = []
     for arg in args:
         if isinstance(arg, torch.Tensor):
-            key.append((arg.shape, arg.dtype, arg.device, arg.is_contiguous(), grad and arg.requires_grad))
+            key.append(_tensor_entry(arg, grad))
         elif isinstance(arg, torch.nn.Module):
-            key.append((id(arg), arg.training, grad and any(p.requires_grad for p in arg.parameters())))
+            state = tuple((name, *_tensor_entry(t, grad)) for name, t in _module_state(arg))
+            key.append((id(arg), arg.training, state))
         elif isinstance(arg, (list, tuple, dict)):
             leaves, spec = pytree.tree_flatten(arg)
             key.append((spec, _signature(tuple(leaves))))
         else:
             key.append((type(arg), arg))
     return tuple(key)
+
+
+def _tensor_entry(tensor: torch.Tensor, grad: bool) -> tuple:
+    return tensor.shape, tensor.dtype, tensor.device, tensor.is_contiguous(), grad and tensor.requires_grad
 
 
 def _module_state(module: torch.nn.Module | None) -> list[tuple[str, torch.Tensor]]:

@@ -136,7 +136,7 @@ class ContractKernel:
 
     def plan(self, inputs) -> tuple[list[tuple[int, ...]], object]:
         """Output shapes and the tiling for these inputs; ValueError when the kernel cannot take them."""
-        key = tuple(tuple(t.shape) for t in inputs)
+        key = tuple([t.shape for t in inputs])  # a torch.Size hashes and compares as the tuple of its sizes
         cached = self._tilings.get(key)
         if cached is None:
             shapes = output_shapes(self.task, key)
@@ -149,7 +149,7 @@ class ContractKernel:
     def run(self, *inputs):
         """(outputs, the launch's RunReport)."""
         shapes, tiling = self.plan(inputs)
-        outputs = tuple(torch.empty(shape, dtype=spec.dtype) for shape, spec in zip(shapes, self.task.outputs))
+        outputs = tuple([torch.empty(shape, dtype=spec.dtype) for shape, spec in zip(shapes, self.task.outputs)])
         workspace = torch.empty(tiling.workspace_bytes, dtype=torch.uint8) if tiling.workspace_bytes else None
         report = self.kernel.launch(tiling.block_dim, *[t.contiguous() for t in inputs], *outputs, workspace,
                                     tiling.data, soc=self.soc)
