@@ -146,17 +146,17 @@ class ContractKernel:
             cached = self._tilings[key] = (shapes, tiling)
         return cached
 
-    def run(self, *inputs):
+    def run(self, *inputs, counters: bool = True):
         """(outputs, the launch's RunReport)."""
         shapes, tiling = self.plan(inputs)
         outputs = tuple([torch.empty(shape, dtype=spec.dtype) for shape, spec in zip(shapes, self.task.outputs)])
         workspace = torch.empty(tiling.workspace_bytes, dtype=torch.uint8) if tiling.workspace_bytes else None
         report = self.kernel.launch(tiling.block_dim, *[t.contiguous() for t in inputs], *outputs, workspace,
-                                    tiling.data, soc=self.soc)
+                                    tiling.data, soc=self.soc, counters=counters)
         return outputs, report
 
     def __call__(self, *inputs):
-        return self.run(*inputs)[0]
+        return self.run(*inputs, counters=False)[0]
 
 
 # ---- kernels as torch.library ops ---------------------------------------------------------------------

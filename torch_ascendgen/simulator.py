@@ -11,6 +11,8 @@ and bytes or a ctypes structure for a struct passed by value.
 
 from __future__ import annotations
 
+import functools
+
 import ctypes
 import re
 import struct
@@ -120,13 +122,16 @@ class SimKernel:
         data, blocks, workspace = self._library.tiling(profile.vector_cores, [list(map(int, s)) for s in shapes])
         return Tiling(data, blocks, workspace)
 
-    def launch(self, block_dim: int, *args: Any, soc: str | None = None) -> RunReport:
-        """Run on ``block_dim`` logical cores in this process; raise SimulatorError on a rule violation."""
+    def launch(self, block_dim: int, *args: Any, soc: str | None = None, counters: bool = True) -> RunReport:
+        """Run on ``block_dim`` logical cores in this process; raise SimulatorError on a rule violation.
+
+        ``counters=False`` leaves the report's per-core counters empty (the estimate is still made):
+        a kernel op's calls need only the outputs."""
         profile = get_soc(soc or config.default_soc())
         if not isinstance(block_dim, int) or block_dim < 1 or block_dim > 65535:
             raise KernelArgumentError(f"block_dim must be an int from 1 to 65535, got {block_dim!r}")
         values, regions, keep_alive = self._marshal(args)
-        result = self._library.run(block_dim, profile.as_sim_dict(), values, regions)
+        result = self._library.run(block_dim, _sim_dict(profile), values, regions, counters)
         del keep_alive
         if result["status"] == 1:
             raise self._diagnostic(result["diagnostic"])
@@ -170,6 +175,11 @@ class SimKernel:
             source_line = self.source.splitlines()[line - 1]
         file = self.filename if from_kernel else diag["file"]
         return SimulatorError(diag["kind"], diag["message"], file, line, diag["block"], source_line)
+
+
+@functools.lru_cache(maxsize=None)
+def _sim_dict(profile) -> dict:
+    return profile.as_sim_dict()
 
 
 def compile_kernel(source: str, entry: str | None = None, *, filename: str = "kernel.cpp",

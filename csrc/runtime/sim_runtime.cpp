@@ -95,7 +95,7 @@ public:
     // values: one bytes object per kernel parameter holding the value to pass (an address for a pointer).
     // regions: (address, bytes, argument index) for every GM buffer the kernel may touch.
     py::dict run(uint32_t block_dim, const py::dict& soc_dict, const std::vector<std::string>& values,
-                 const std::vector<std::tuple<uint64_t, uint64_t, int32_t>>& region_list) {
+                 const std::vector<std::tuple<uint64_t, uint64_t, int32_t>>& region_list, bool counters) {
         if (values.size() != args_.size())
             throw std::invalid_argument(name_ + " takes " + std::to_string(args_.size()) + " arguments, got " +
                                         std::to_string(values.size()));
@@ -121,11 +121,12 @@ public:
             py::gil_scoped_release release;
             run_(&request, &result);
         }
-        return to_dict(result, cores);
+        return to_dict(result, cores, counters);
     }
 
 private:
-    py::dict to_dict(const SimLaunchResult& result, const std::vector<SimCoreReport>& cores) const {
+    // counters: also each core's counters (a dict per core); the run path of a kernel op needs none.
+    py::dict to_dict(const SimLaunchResult& result, const std::vector<SimCoreReport>& cores, bool counters) const {
         py::dict out;
         out["status"] = result.status;
         if (result.status == 1) {
@@ -143,6 +144,7 @@ private:
         py::list per_core;
         static const char* const pipes[ASCENDC_SIM_PIPES] = {"MTE2", "V", "MTE3", "S"};
         for (const SimCoreReport& c : cores) {
+            if (!counters) break;
             py::dict d;
             d["gm_to_ub_bytes"] = c.gm_to_ub_bytes;
             d["ub_to_gm_bytes"] = c.ub_to_gm_bytes;
@@ -185,5 +187,6 @@ PYBIND11_MODULE(ascendgen_sim_runtime, m) {
         .def_property_readonly("args", &KernelLibrary::args)
         .def_property_readonly("has_tiling", &KernelLibrary::has_tiling)
         .def("tiling", &KernelLibrary::tiling)
-        .def("run", &KernelLibrary::run);
+        .def("run", &KernelLibrary::run, py::arg("block_dim"), py::arg("soc"), py::arg("values"), py::arg("regions"),
+             py::arg("counters") = true);
 }
