@@ -51,12 +51,13 @@ def build_timeout_s() -> float:
 
 
 def run_timeout_s() -> float:
-    """Time limit for one isolated kernel run in a child process."""
+    """Time limit for one isolated run in a child process (a search candidate: all its input sets)."""
     return float(_get(RUN_TIMEOUT_ENV, "60"))
 
 
 def search_workers() -> int:
-    """Candidates evaluated at once (each in its own child process)."""
+    """Candidate builds (compiler processes) run at once; the candidates then run one after another in
+    one child process."""
     return max(1, int(_get(SEARCH_WORKERS_ENV, str(min(2, os.cpu_count() or 1)))))
 
 
