@@ -276,3 +276,37 @@ def test_budgets_end_the_loop(tmp_path, monkeypatch, setting, value, stopped):
                                       "Ascend910B2", None, evaluate=lambda candidates: pytest.fail("built"))
     assert len(server.requests) == 1 and stopped in outcome.stopped and outcome.records == ()
     assert read(outcome.transcript)[-1]["stopped"] == outcome.stopped
+
+
+def test_with_the_server_down_a_new_process_still_finds_the_models_cached_kernel(tmp_path, monkeypatch):
+    monkeypatch.setenv("TORCH_ASCENDGEN_CACHE_DIR", str(tmp_path / "machine"))
+    good = model_kernel(scale_add)
+    with FakeOpenAIServer([reply(code(good))]) as server:
+        runs_the_model_kernel(decorated(scale_add, server, tmp_path), scale_add, good)
+    # the server is gone, no model name is configured: the name it served is remembered per URL
+    again = decorated(scale_add, server, tmp_path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", AscendGenWarning)
+        runs_the_model_kernel(again, scale_add, good)
+    assert again.kernels()[0].origin == "cache"
+
+
+def test_auto_finds_a_model_kernel_without_searching_the_built_in_candidates_again(tmp_path, monkeypatch):
+    import torch_ascendgen.pipeline as pipeline
+
+    monkeypatch.setenv("TORCH_ASCENDGEN_CACHE_DIR", str(tmp_path / "machine"))
+    good = model_kernel(scale_add)
+    searches = []
+
+    def builtin_fails(task, variants):  # as for a function the built-in generator cannot verify
+        searches.append(task.name)
+        raise pipeline.UnsupportedFunction("no built-in kernel")
+
+    monkeypatch.setattr(pipeline, "generate", builtin_fails)
+    with FakeOpenAIServer([reply(code(good))]) as server:
+        first = decorated(scale_add, server, tmp_path, generator="auto")
+        runs_the_model_kernel(first, scale_add, good)
+        assert searches == ["scale_add"]
+        second = decorated(scale_add, server, tmp_path, generator="auto")  # as in a new process
+        runs_the_model_kernel(second, scale_add, good)
+    assert searches == ["scale_add"] and len(server.requests) == 1

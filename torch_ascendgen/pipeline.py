@@ -12,6 +12,8 @@ model. The cache key names the model and the prompt version whenever the model t
 
 from __future__ import annotations
 
+import json
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -102,6 +104,11 @@ def _builtin_or_model_entry(task: KernelTask, reference: Callable, options: Opti
                             cache: KernelCache) -> tuple[CacheEntry, str]:
     """"builtin": the built-in generator's kernel. "auto": that, else the model's when one is configured."""
     key = cache_key(task.key, target_identity(soc), BUILTIN_VERSION)
+    known_model = _known_model(options) if options.generator == "auto" and _model_url(options) else ""
+    if known_model and cache.lookup(key) is None:  # a function only the model could do: its kernel, if kept
+        entry = cache.lookup(_model_key(task, soc, known_model))
+        if entry is not None:
+            return entry, "cache"
     try:
         return _cached(cache, key, lambda: _create(task, reference, options, soc, cache, key))
     except UnsupportedFunction as exc:
@@ -129,12 +136,54 @@ def _model_entry(task: KernelTask, reference: Callable, options: Options, soc: s
                                   "http://127.0.0.1:8000/v1 after `vllm serve MODEL`) or pass llm_url=")
     try:
         client = ModelClient(ModelSettings.from_config(options.llm_url, options.llm_model))
-        model = client.model
+        model = _served_model(client)
     except ModelUnavailable as exc:
         raise UnsupportedFunction(str(exc)) from None
-    key = cache_key(task.key, target_identity(soc), f"{BUILTIN_VERSION}+llm:{model}:{PROMPT_VERSION}")
+    key = _model_key(task, soc, model)
     return _cached(cache, key, lambda: _create_with_model(task, reference, options, soc, cache, key, client,
                                                           with_baseline))
+
+
+def _model_key(task: KernelTask, soc: str, model: str) -> str:
+    return cache_key(task.key, target_identity(soc), f"{BUILTIN_VERSION}+llm:{model}:{PROMPT_VERSION}")
+
+
+def _models_file() -> Path:
+    return config.cache_dir() / "models.json"
+
+
+def _remembered_models() -> dict:
+    try:
+        return json.loads(_models_file().read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def _known_model(options: Options) -> str:
+    """The model's name without asking the server: configured, or the one this URL served last."""
+    return options.llm_model or config.llm_model() or _remembered_models().get(_model_url(options), "")
+
+
+def _served_model(client) -> str:
+    """The model's name from the server (remembered per URL), or, when the server is down, the one it served
+    last, so that its cached kernels are still found."""
+    try:
+        model = client.model
+    except ModelUnavailable:
+        model = _remembered_models().get(client.settings.url, "")
+        if not model:
+            raise
+        return model
+    if _remembered_models().get(client.settings.url) != model:
+        models = {**_remembered_models(), client.settings.url: model}
+        try:
+            _models_file().parent.mkdir(parents=True, exist_ok=True)
+            staging = _models_file().with_suffix(f".{os.getpid()}.tmp")
+            staging.write_text(json.dumps(models, indent=1))
+            os.replace(staging, _models_file())
+        except OSError:
+            pass  # remembering is an optimisation
+    return model
 
 
 def _create(task: KernelTask, reference: Callable, options: Options, soc: str, cache: KernelCache,
