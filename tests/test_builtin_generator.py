@@ -4,21 +4,15 @@ Each case runs the full verification (mixed-sign values, edge values, infinities
 shapes, a shape spread over more blocks than cores) on the first variant, in this process.
 """
 
-import os
-from concurrent.futures import ThreadPoolExecutor
-
 import pytest
 import torch
 import torch.nn.functional as F
 
+from generated_kernels import build_cases, full_verification
 from torch_ascendgen.builtin_generator import generate_builtin
 from torch_ascendgen.capture import capture
 from torch_ascendgen.errors import UnsupportedFunction
-from torch_ascendgen.generate import ENTRY
 from torch_ascendgen.runtime import ContractKernel
-from torch_ascendgen.simulator import compile_kernel
-from torch_ascendgen.search import verify_in_process
-from torch_ascendgen.verify import make_input_sets
 
 
 def x(*shape, dtype=torch.float32):
@@ -105,24 +99,14 @@ CASES = {
 
 @pytest.fixture(scope="module")
 def generated():
-    """Every case captured and generated once; the kernels built in parallel (one compiler per core)."""
-    built = {}
-    for name, (function, inputs) in CASES.items():
-        task = capture(function, inputs)
-        built[name] = (task, generate_builtin(task, 1)[0])
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        kernels = dict(zip(built, pool.map(lambda item: compile_kernel(item[1].source, ENTRY, contract=True),
-                                           built.values())))
-    return {name: (task, kernels[name]) for name, (task, _) in built.items()}
+    return build_cases(CASES, lambda task: generate_builtin(task, 1)[0])
 
 
 @pytest.mark.parametrize("name", CASES)
 def test_generated_kernel_passes_full_verification(name, generated):
     function, _ = CASES[name]
     task, kernel = generated[name]
-    runner = ContractKernel(kernel, task, "Ascend910B2")
-    sets = make_input_sets(task.inputs, task.traced_shapes, generic=not task.specialized)
-    verdict = verify_in_process(function, runner, sets, None)
+    verdict = full_verification(function, task, kernel)
     assert verdict.ok, verdict.reason
     assert len(verdict.passed_shapes) >= 3
 

@@ -1,0 +1,30 @@
+"""Shared by the generator tests: cases captured, generated and built once, then fully verified."""
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+from typing import Callable
+
+from torch_ascendgen.capture import KernelTask, capture
+from torch_ascendgen.generate import ENTRY, Candidate
+from torch_ascendgen.runtime import ContractKernel
+from torch_ascendgen.search import verify_in_process
+from torch_ascendgen.simulator import compile_kernel
+from torch_ascendgen.verify import Verdict, make_input_sets
+
+
+def build_cases(cases: dict, candidate: Callable[[KernelTask], Candidate]) -> dict:
+    """name -> (task, kernel): every case captured and generated once, built in parallel (one compiler per core)."""
+    generated = {}
+    for name, (function, inputs) in cases.items():
+        task = capture(function, inputs)
+        generated[name] = (task, candidate(task))
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        kernels = pool.map(lambda item: compile_kernel(item[1].source, ENTRY, contract=True), generated.values())
+        return {name: (task, kernel) for (name, (task, _)), kernel in zip(generated.items(), kernels)}
+
+
+def full_verification(function: Callable, task: KernelTask, kernel) -> Verdict:
+    """The verifier's every input set (mixed-sign, edge, inf/NaN, tails, many blocks), in this process."""
+    runner = ContractKernel(kernel, task, "Ascend910B2")
+    sets = make_input_sets(task.inputs, task.traced_shapes, generic=not task.specialized)
+    return verify_in_process(function, runner, sets, None)
