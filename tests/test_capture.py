@@ -85,3 +85,24 @@ def test_batchnorm_in_training_mode_mutates_its_buffers():
 
     with pytest.raises(UnsupportedFunction, match="in place"):
         capture(forward, [torch.randn(4, 8), *params])
+
+
+def test_functions_captured_in_several_threads_at_once_all_trace():
+    import threading
+
+    functions = [lambda a, k=k: (a * k).relu() + k for k in range(6)]
+    results, errors = {}, []
+
+    def trace(index):
+        try:
+            results[index] = capture(functions[index], [torch.randn(4, 8)])
+        except Exception as exc:  # noqa: BLE001 - collected for the assertion
+            errors.append(exc)
+
+    threads = [threading.Thread(target=trace, args=(i,)) for i in range(len(functions))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors and len(results) == len(functions)
+    assert len({task.graph_text for task in results.values()}) == len(functions)

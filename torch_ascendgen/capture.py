@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import operator
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -85,7 +86,7 @@ def capture(function: Callable, tensors: list[torch.Tensor], name: str = "") -> 
             return function(*flat)
 
     try:
-        with fx_config.patch(use_duck_shape=False):
+        with _TRACING, fx_config.patch(use_duck_shape=False):
             graph = make_fx(guarded, decomposition_table=core_aten_decompositions(), tracing_mode="symbolic")(*tensors)
             graph = _functionalized(graph, tensors)
     except UnsupportedFunction:
@@ -108,6 +109,11 @@ def capture(function: Callable, tensors: list[torch.Tensor], name: str = "") -> 
         graph=graph,
         output_tree=tree,
     )
+
+
+# make_fx keeps its tracer in module globals (torch.fx's CURRENT_PATCHER among them): two threads tracing
+# at once break each other's trace, so traces take turns; generation and search still run in parallel.
+_TRACING = threading.Lock()
 
 
 class _NoRealMutation(TorchDispatchMode):
