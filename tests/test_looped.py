@@ -35,6 +35,8 @@ CASES = {
     "l2_normalize_long_rows": (lambda a: a / a.norm(dim=1, keepdim=True), [x(4, 20000)]),
     "sum_last_two_long": (lambda a: a.sum((1, 2)), [x(4, 30, 700)]),
     "global_normalize": (lambda a: a / torch.norm(a), [x(4, 16, 300)]),
+    "rms_norm_half_long_rows": (lambda a, w: (a.float() * torch.rsqrt(a.float().pow(2).mean(-1, keepdim=True) + 1e-6))
+                                .to(a.dtype) * w, [x(3, 20000, dtype=torch.float16), x(20000, dtype=torch.float16)]),
     # broadcasts over whole groups of dimensions
     "channel_bias_4d": (lambda a, b: F.relu(a + b.view(1, -1, 1, 1)), [x(2, 24, 8, 12), x(24)]),
     "outer_maximum": (lambda a, b: torch.maximum(a, b), [x(4, 48, 1), x(4, 1, 96)]),

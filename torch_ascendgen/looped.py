@@ -471,8 +471,8 @@ class LoopLowering(Lowering):
 
     def _drop(self, node: torch.fx.Node, holders: dict[str, int]) -> None:
         value = self.values.get(node)
-        if not isinstance(value, Val) or value.kind != "full" or value.expr not in holders:
-            return
+        if node.op == "placeholder" or not isinstance(value, Val) or value.kind != "full" or value.expr not in holders:
+            return  # an input's chunk is released by the step loop that loaded it
         holders[value.expr] -= 1
         if holders[value.expr] == 0:
             self.release(value)
@@ -606,6 +606,7 @@ def _step_loop(lo: LoopLowering, plan: LoopedPlan, placeholders: list, folds: li
             lo.emit(f"Duplicate({accumulators[fold].expr}, {start}, colCount);")
     lo.emit("for (uint32_t r = 0; r < reduce_; r += Step()) {")
     lo.emit("uint32_t count = Count(r);")
+    lo.kind = "full"  # widening the inputs below works on whole chunks
     frees = []
     for i, (node, mode) in enumerate(zip(placeholders, plan.input_modes)):
         if node not in needed:
