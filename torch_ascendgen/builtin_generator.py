@@ -25,7 +25,7 @@ from .errors import UnsupportedFunction
 from .generate import Candidate, fill_template
 from .looped import emit_looped, plan_looped
 from .looped import ub_bytes as looped_ub_bytes
-from .lowering import CTYPES, GM_CTYPES, Lowering, Val, bool_condition_input, widen
+from .lowering import CTYPES, Lowering, Val, bool_condition_input, io_lines, widen
 
 VERSION = "builtin-1"
 UB_BUDGET = 176 * 1024  # bytes of UB the generated buffers may take (910B has 192 KB; APIs use some)
@@ -287,14 +287,6 @@ def _ub_bytes(task: KernelTask, plan: Plan, lowering: Lowering, tile: int, buffe
 # ---- emitting ---------------------------------------------------------------------------------------------
 
 
-def _io_lines(task: KernelTask) -> tuple[list[str], str, str]:
-    """The In/Out type aliases, and the kernel's GM parameter list and argument list."""
-    types = [f"using In{i} = {GM_CTYPES[spec.dtype]};" for i, spec in enumerate(task.inputs)]
-    types += [f"using Out{i} = {CTYPES[spec.dtype]};" for i, spec in enumerate(task.outputs)]
-    names = [f"in{i}" for i in range(len(task.inputs))] + [f"out{i}" for i in range(len(task.outputs))]
-    return types, ", ".join(f"GM_ADDR {name}" for name in names) + ",", ", ".join(names) + ","
-
-
 def _emit(task: KernelTask, plan: Plan, lowering: Lowering, tile: int, buffers: int) -> str:
     if plan.template == "reduce_all":
         return _emit_reduce_all(task, plan, lowering, tile, buffers)
@@ -311,7 +303,7 @@ def _emit(task: KernelTask, plan: Plan, lowering: Lowering, tile: int, buffers: 
                    f"constexpr int32_t SHAPE_TENSOR = {plan.shape_tensor};",
                    f"constexpr int32_t REDUCED_DIMS = {plan.reduced_dims};",
                    f"constexpr uint32_t COL_ALIGN = {32 // narrow};"]
-    types, params, args = _io_lines(task)
+    types, params, args = io_lines(task)
     config += types
     parts = _Parts()
     for index, kind in enumerate(plan.input_kinds):
@@ -417,7 +409,7 @@ def _emit_reduce_all(task: KernelTask, plan: Plan, lowering: Lowering, tile: int
               f"constexpr uint32_t ACCS = {max(1, len(accumulators))};",
               f"constexpr uint32_t MASKS = {max(1, lowering.slots('mask'))};",
               "constexpr uint32_t MASK_BYTES = TILE / 8;", "using ComputeT = float;"]
-    types, params, args = _io_lines(task)
+    types, params, args = io_lines(task)
     config += types
     parts = _Parts()
     for index, kind in enumerate(plan.input_kinds):

@@ -19,7 +19,7 @@ import torch.fx
 
 from .capture import KernelTask
 from .errors import UnsupportedFunction
-from .lowering import CTYPES, GM_CTYPES, HANDLERS, Lowering, Val, float_literal, widen
+from .lowering import HANDLERS, Lowering, Val, float_literal, io_lines, widen
 
 aten = torch.ops.aten
 
@@ -535,21 +535,14 @@ def emit_looped(task: KernelTask, plan: LoopedPlan, tile: int, buffers: int) -> 
     for i, node in enumerate(outputs):
         if level(layout, node) != "full":
             _store_reduced(lo, task, layout, i, node)
+    types, params, args = io_lines(task)
     source = fill_template("looped", {
-        "config": "\n".join(_config(task, plan, lo, tile, buffers)),
-        "init_params": _params(task), "init": "\n".join(_init(task, plan, outputs)),
+        "config": "\n".join(_config(task, plan, lo, tile, buffers, types)),
+        "init_params": params, "init": "\n".join(_init(task, plan, outputs)),
         "unit": "\n".join(lo.lines), "members": "\n".join(_members(task, plan)),
-        "entry_params": _params(task), "entry_args": ", ".join(_names(task)) + ",",
+        "entry_params": params, "entry_args": args,
     })
     return source, lo
-
-
-def _names(task: KernelTask) -> list[str]:
-    return [f"in{i}" for i in range(len(task.inputs))] + [f"out{i}" for i in range(len(task.outputs))]
-
-
-def _params(task: KernelTask) -> str:
-    return ", ".join(f"GM_ADDR {name}" for name in _names(task)) + ","
 
 
 def _unit_inputs(lo: LoopLowering, placeholders: list, modes: tuple[str, ...]) -> list[str]:
@@ -594,7 +587,7 @@ def _needed(targets: list[torch.fx.Node], layout: Layout) -> set:
 def _step_loop(lo: LoopLowering, plan: LoopedPlan, placeholders: list, folds: list, outputs: list) -> None:
     layout = plan.layout
     targets = folds + [node for _, node in outputs]
-    needed = _needed(targets, layout) | {n for n in targets if level(layout, n) == "full"} - set(folds)
+    needed = _needed(targets, layout) | {n for n in targets if level(layout, n) == "full"}
     accumulators, lanes = {}, {}
     for fold in folds:
         start = _FOLD_START[FOLDS[str(fold.target)]]
@@ -697,7 +690,8 @@ def _convert(dst: str, src: str, dtype: torch.dtype, count: str) -> str:
     return f"Cast({dst}, {src}, RoundMode::CAST_RINT, {count});"
 
 
-def _config(task: KernelTask, plan: LoopedPlan, lo: LoopLowering, tile: int, buffers: int) -> list[str]:
+def _config(task: KernelTask, plan: LoopedPlan, lo: LoopLowering, tile: int, buffers: int,
+            types: list[str]) -> list[str]:
     layout = plan.layout
     lines = [f"constexpr bool ROWS = {'true' if layout.rows else 'false'};", f"constexpr uint32_t TILE = {tile};",
              f"constexpr int32_t BUFFER_NUM = {buffers};",
@@ -705,8 +699,7 @@ def _config(task: KernelTask, plan: LoopedPlan, lo: LoopLowering, tile: int, buf
              f"constexpr uint32_t COL_TEMPS = {max(1, lo.slots('col'))};",
              f"constexpr uint32_t MASKS = {max(1, lo.slots('mask'))};",
              "constexpr uint32_t MASK_BYTES = TILE / 8;", "using ComputeT = float;"]
-    lines += [f"using In{i} = {GM_CTYPES[s.dtype]};" for i, s in enumerate(task.inputs)]
-    lines += [f"using Out{i} = {CTYPES[s.dtype]};" for i, s in enumerate(task.outputs)]
+    lines += types
     lines += [f"constexpr int32_t FULL_RANK = {len(layout.full)};",
               f"constexpr int32_t GROUP_REDUCE = {layout.group_reduce};",
               f"constexpr int32_t GROUP_INNER = {layout.group_inner};"]

@@ -240,6 +240,14 @@ def bool_condition_input(task: KernelTask, spec) -> bool:
                and placeholders[i] not in user.args[1:] for i in indices for user in placeholders[i].users)
 
 
+def io_lines(task: KernelTask) -> tuple[list[str], str, str]:
+    """The In/Out type aliases, and the kernel's GM parameter list and argument list."""
+    types = [f"using In{i} = {GM_CTYPES[spec.dtype]};" for i, spec in enumerate(task.inputs)]
+    types += [f"using Out{i} = {CTYPES[spec.dtype]};" for i, spec in enumerate(task.outputs)]
+    names = [f"in{i}" for i in range(len(task.inputs))] + [f"out{i}" for i in range(len(task.outputs))]
+    return types, ", ".join(f"GM_ADDR {name}" for name in names) + ",", ", ".join(names) + ","
+
+
 def widen(lo: Lowering, dst: Val, source: str, dtype: torch.dtype) -> None:
     """``dst`` (a float tile) = the input tile ``source`` of ``dtype`` in float."""
     if dtype == torch.bool:  # no Cast takes uint8 to float; uint8 -> half -> float is exact for 0 and 1
