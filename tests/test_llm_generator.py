@@ -310,3 +310,38 @@ def test_auto_finds_a_model_kernel_without_searching_the_built_in_candidates_aga
         second = decorated(scale_add, server, tmp_path, generator="auto")  # as in a new process
         runs_the_model_kernel(second, scale_add, good)
     assert searches == ["scale_add"] and len(server.requests) == 1
+
+
+def test_a_server_that_ignores_n_is_asked_again_for_the_missing_samples_with_their_own_seeds(tmp_path, monkeypatch):
+    """llama.cpp's server answers one choice whatever `n` asks; the samples still number llm_samples."""
+    monkeypatch.setenv("TORCH_ASCENDGEN_LLM_SAMPLES", "3")
+    monkeypatch.setenv("TORCH_ASCENDGEN_LLM_SEED", "7")
+    monkeypatch.setenv("TORCH_ASCENDGEN_LLM_ROUNDS", "0")
+    good = model_kernel(scale_add)
+    script = [reply("no code, sample 0"), reply(code(good)), reply("no code, sample 2")]
+    with FakeOpenAIServer(script) as server:
+        fast = decorated(scale_add, server, tmp_path)
+        runs_the_model_kernel(fast, scale_add, good)
+    first, *more = server.requests
+    assert first["n"] == 3 and first["seed"] == 7
+    assert sorted((r["n"], r["seed"]) for r in more) == [(1, 8), (1, 9)]
+    records = read(fast.kernels()[0].entry.meta["llm"]["transcript"])
+    verdicts = sorted((r["sample"], r["ok"]) for r in records if r["kind"] == "verdict")
+    assert [sample for sample, _ in verdicts] == [0, 1, 2] and sum(ok for _, ok in verdicts) == 1
+
+
+def test_the_repair_rounds_run_their_candidates_in_one_child_process(tmp_path, monkeypatch):
+    import torch_ascendgen.sandbox as sandbox
+
+    children = []
+    real_child = sandbox._Child
+    monkeypatch.setattr(sandbox, "_Child", lambda *args: children.append(args) or real_child(*args))
+    good = model_kernel(scale_add)
+    broken = edit(good, "op.Process();", "op.Process()")
+    wrong = edit(good, "tiling->total = static_cast<uint32_t>(total);",
+                 "tiling->total = static_cast<uint32_t>(total + 64);")
+    with FakeOpenAIServer([reply(code(broken)), reply(code(wrong)), reply(code(good))]) as server:
+        fast = decorated(scale_add, server, tmp_path)
+        meta = runs_the_model_kernel(fast, scale_add, good)
+    assert meta["llm"]["round"] == 2 and len(meta["candidates"]) == 4  # the built-in baseline and three rounds
+    assert len(children) == 1

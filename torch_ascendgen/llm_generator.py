@@ -14,6 +14,7 @@ the task's transcript.
 
 from __future__ import annotations
 
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -106,6 +107,7 @@ class _Loop:
     stopped: str = ""
     server_failed: bool = False
     deadline: float = 0.0
+    _tokens_lock: threading.Lock = field(default_factory=threading.Lock)  # requests run on several threads
 
     def run(self) -> ModelOutcome:
         model = self.client.model
@@ -125,7 +127,7 @@ class _Loop:
     def _first_samples(self) -> list[_Sample]:
         messages = first_messages(self.task, self.soc, example_source(self.task))
         self.transcript.record("prompt", model=self.client.model, prompt_version=PROMPT_VERSION, messages=messages)
-        replies = self._complete(messages, config.llm_samples(), sample=-1)  # ModelUnavailable: never answered
+        replies = self._first_replies(messages, config.llm_samples())
         samples = []
         for index, reply in enumerate(replies):
             sample = _Sample(index, list(messages), repairs_left=config.llm_rounds(),
@@ -133,6 +135,24 @@ class _Loop:
             self._attach(sample, reply)
             samples.append(sample)
         return samples
+
+    def _first_replies(self, messages: list[dict], wanted: int) -> list[Reply]:
+        """``wanted`` first replies. A server that ignores ``n`` (llama.cpp's) sends fewer: the rest are asked
+        for one at a time, each with its own seed (the same seed would repeat the same reply)."""
+        replies = self._complete(messages, wanted, sample=-1)  # ModelUnavailable: the model never answered
+        missing = range(len(replies), wanted)
+        if not missing:
+            return replies[:wanted]
+        seed = config.llm_seed()
+
+        def one_more(index: int) -> list[Reply]:
+            try:
+                return self._complete(messages, 1, index, seed=seed + index)[:1]
+            except ModelUnavailable:
+                return []  # recorded in the transcript; the samples already here go on
+
+        with ThreadPoolExecutor(max_workers=len(missing)) as pool:
+            return replies + [r for more in pool.map(one_more, missing) for r in more]
 
     def _ask_all(self, samples: list[_Sample]) -> list[_Sample]:
         """The next reply of each sample (requests in parallel; the client bounds how many at once)."""
@@ -150,18 +170,18 @@ class _Loop:
         self._attach(sample, reply)
         return True
 
-    def _complete(self, messages: list[dict], n: int, sample: int) -> list[Reply]:
+    def _complete(self, messages: list[dict], n: int, sample: int, seed: int | None = None) -> list[Reply]:
         started = time.perf_counter()
         try:
-            replies = self.client.complete(messages, n)
+            replies = self.client.complete(messages, n, seed=seed)
         except ModelUnavailable as exc:
             self.transcript.record("error", sample=sample, error=str(exc), seconds=time.perf_counter() - started)
             raise
         if not replies:
             raise ModelUnavailable(f"the model server at {self.client.settings.url} sent a reply with no choices")
         seconds = time.perf_counter() - started
-        for reply in replies:
-            self.tokens += reply.tokens
+        with self._tokens_lock:
+            self.tokens += sum(reply.tokens for reply in replies)
         for offset, reply in enumerate(replies):
             self.transcript.record("reply", sample=sample if sample >= 0 else offset, text=reply.text,
                                    reasoning=reply.reasoning, finish_reason=reply.finish_reason,

@@ -111,14 +111,17 @@ class ModelClient:
         """The names the server lists at /models."""
         return self._request(lambda: [m.id for m in self._openai.models.list().data], "list models")
 
-    def complete(self, messages: list[dict], n: int = 1, max_tokens: int | None = None) -> list[Reply]:
-        """``n`` replies to ``messages``. Raises ModelUnavailable once the retries are spent."""
+    def complete(self, messages: list[dict], n: int = 1, max_tokens: int | None = None,
+                 seed: int | None = None) -> list[Reply]:
+        """Up to ``n`` replies to ``messages`` (a server that ignores ``n`` sends one). Raises
+        ModelUnavailable once the retries are spent."""
         model = self.model
 
         def call():
             return self._openai.chat.completions.create(
                 model=model, messages=messages, n=n, temperature=self.settings.temperature,
-                max_tokens=max_tokens or self.settings.max_tokens, seed=self.settings.seed)
+                max_tokens=max_tokens or self.settings.max_tokens,
+                seed=self.settings.seed if seed is None else seed)
 
         return _replies(self._request(call, "chat completion"))
 

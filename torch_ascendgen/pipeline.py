@@ -30,7 +30,7 @@ from .errors import ModelUnavailable, UnsupportedFunction
 from .generate import ENTRY, generate
 from .prompts import PROMPT_VERSION
 from .runtime import ContractKernel
-from .search import SearchResult, search
+from .search import SearchResult, candidate_worker, search
 from .toolchain import compiler_identity
 from .verify import Tolerance, make_input_sets
 
@@ -196,27 +196,32 @@ def _create(task: KernelTask, reference: Callable, options: Options, soc: str, c
     return _publish(cache, key, task, soc, result, winner, {}), _origin(winner)
 
 
-def _builtin_search(task: KernelTask, reference: Callable, options: Options, soc: str) -> SearchResult:
+def _builtin_search(task: KernelTask, reference: Callable, options: Options, soc: str, worker=None) -> SearchResult:
     """The seed kernel (if any) and the built-in generator's candidates, searched."""
     seed = SeedStore().lookup(task.key)
     candidates = [_seed_candidate(seed)] if seed else []
     candidates += generate(task, options.variants)
-    return _search_with_progress(task, reference, candidates, options, soc)
+    return _search_with_progress(task, reference, candidates, options, soc, worker)
 
 
 def _create_with_model(task: KernelTask, reference: Callable, options: Options, soc: str, cache: KernelCache,
                        key: str, client, with_baseline: bool) -> tuple[CacheEntry, str]:
+    with candidate_worker() as worker:  # one child runs the baseline and every round's candidates
+        baseline = SearchResult(())
+        if with_baseline:
+            try:
+                baseline = _builtin_search(task, reference, options, soc, worker)
+            except UnsupportedFunction:
+                pass  # no built-in kernel: the model is the only route
+        return _ask_model(task, reference, options, soc, cache, key, client, baseline, worker)
+
+
+def _ask_model(task: KernelTask, reference: Callable, options: Options, soc: str, cache: KernelCache, key: str,
+               client, baseline: SearchResult, worker) -> tuple[CacheEntry, str]:
     from .llm_generator import generate_with_model
 
-    baseline = SearchResult(())
-    if with_baseline:
-        try:
-            baseline = _builtin_search(task, reference, options, soc)
-        except UnsupportedFunction:
-            pass  # no built-in kernel: the model is the only route
-
     def evaluate(candidates):
-        return list(_search_with_progress(task, reference, candidates, options, soc).records)
+        return list(_search_with_progress(task, reference, candidates, options, soc, worker).records)
 
     try:
         outcome = generate_with_model(task, reference, options, soc, baseline.winner, evaluate, client)
@@ -269,14 +274,14 @@ def _seed_candidate(seed: CacheEntry):
     return Candidate(seed.source, "seed", {"seed": seed.key[:12]}, seed.meta.get("description", "seed kernel"))
 
 
-def _search_with_progress(task, reference, candidates, options: Options, soc: str) -> SearchResult:
+def _search_with_progress(task, reference, candidates, options: Options, soc: str, worker=None) -> SearchResult:
     sets = make_input_sets(task.inputs, task.traced_shapes, generic=not task.specialized)
     with tqdm(total=len(candidates), desc=f"torch_ascendgen: {task.name}", unit="kernel", delay=1.0,
               disable=not options.progress, leave=False) as bar:
         def advance(record):
             bar.set_postfix_str(("ok " if record.ok else "failed ") + record.candidate.label[:40], refresh=False)
             bar.update(1)
-        return search(task, reference, candidates, sets, options.tolerance, soc, progress=advance)
+        return search(task, reference, candidates, sets, options.tolerance, soc, progress=advance, worker=worker)
 
 
 def _meta(task: KernelTask, soc: str, result: SearchResult, winner) -> dict:

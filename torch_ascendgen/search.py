@@ -64,16 +64,24 @@ class SearchResult:
         return min(passing, key=lambda r: r.measurement.time_ns) if passing else None
 
 
+def candidate_worker() -> Worker:
+    """The child process candidates run in; one can serve several searches (the model's repair rounds)."""
+    start_limit = config.build_timeout_s() + config.run_timeout_s()  # it may build the runtime module
+    return Worker(prepare_child, start_limit, "the process that runs candidates")
+
+
 def search(task: KernelTask, reference: Callable, candidates: Sequence[Candidate], input_sets: Sequence[InputSet],
            tolerance: Tolerance | None, soc: str, progress: Callable[[CandidateRecord], None] | None = None,
-           ) -> SearchResult:
-    """Evaluate every candidate against ``reference``: built in parallel here, run in a child process."""
+           worker: Worker | None = None) -> SearchResult:
+    """Evaluate every candidate against ``reference``: built in parallel here, run in a child process
+    (``worker``'s, kept running for the caller; else one of its own)."""
+    if worker is None:
+        with candidate_worker() as own:
+            return search(task, reference, candidates, input_sets, tolerance, soc, progress, own)
     portable = dataclasses.replace(task, graph=None, output_tree=None)  # specs only: what a child needs
-    start_limit = config.build_timeout_s() + config.run_timeout_s()  # it may build the runtime module
     records = []
-    with Worker(prepare_child, start_limit, "the process that runs candidates") as worker, \
-            ThreadPoolExecutor(max_workers=config.search_workers()) as pool:
-        worker.start()  # it imports torch while the candidates compile
+    with ThreadPoolExecutor(max_workers=config.search_workers()) as pool:
+        worker.start()  # it imports torch while the candidates compile (no-op when it is running)
         builds = [pool.submit(_build, candidate) for candidate in candidates]
         try:
             for candidate, build in zip(candidates, builds):
