@@ -22,15 +22,11 @@ from torch.nn.utils.stateless import _reparametrize_module
 
 from . import config
 from .capture import capture
-from .errors import AscendGenError, UnsupportedFunction
+from .errors import AscendGenError, AscendGenWarning, UnsupportedFunction
 from .pipeline import GENERATORS, CompiledKernel, Options, compile_task, record_verified_shape
 from .runtime import kernel_op
 from .search import verify_in_process
 from .verify import make_input_sets
-
-
-class AscendGenWarning(UserWarning):
-    """A decorated function runs as the original (the message says why)."""
 
 
 def ascend_kernel(function: Callable | None = None, *, variants: int | None = None, target: str | None = None,

@@ -7,6 +7,10 @@ class AscendGenError(RuntimeError):
     """Base of every torch_ascendgen error."""
 
 
+class AscendGenWarning(UserWarning):
+    """A decorated function runs as the original, or without the model it asked for (the message says why)."""
+
+
 class KernelBuildError(AscendGenError):
     """The C++ compiler rejected a kernel source. ``log`` holds the trimmed compiler output."""
 
@@ -75,3 +79,8 @@ class ScreenRejected(AscendGenError):
 
     def __reduce__(self):
         return (type(self), (self.reason,))
+
+
+class NpuUnavailable(AscendGenError):
+    """The NPU target cannot be used here: CANN, bisheng, torch_npu or a device is missing or broken.
+    The message names what is missing and the fix."""
