@@ -219,12 +219,24 @@ def test_a_failing_server_leaves_the_built_in_kernel_running_and_uncached_for_th
     with FakeOpenAIServer([{"status": 500}] * 3) as server:
         fast = decorated(scale_add, server, tmp_path)
         x, y = inputs()
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", AscendGenWarning)
+        with pytest.warns(AscendGenWarning, match="built-in generator's kernel without the model: .*HTTP 500"):
             torch.testing.assert_close(fast(x, y), scale_add(x, y))
     (kernel,) = fast.kernels()
+    assert kernel.origin == "search"
     assert kernel.entry.meta["generator"] == "builtin-1" and "llm" not in kernel.entry.meta
     assert len(server.requests) == 3  # the first request and its two retries; next time the model is asked again
+
+
+def test_a_server_down_from_the_start_leaves_the_built_in_kernel_running(tmp_path, monkeypatch):
+    monkeypatch.setenv("TORCH_ASCENDGEN_CACHE_DIR", str(tmp_path / "machine"))  # no remembered model name
+    with FakeOpenAIServer([]) as server:
+        url = server.url
+    fast = ascend_kernel(scale_add, generator="llm", llm_url=url, variants=1, cache_dir=tmp_path, progress=False)
+    x, y = inputs()
+    with pytest.warns(AscendGenWarning, match=f"without the model: the model server at {url} .*connection failed"):
+        torch.testing.assert_close(fast(x, y), scale_add(x, y))
+    (kernel,) = fast.kernels()
+    assert kernel.entry.meta["generator"] == "builtin-1" and "llm" not in kernel.entry.meta
 
 
 def test_two_functions_generated_concurrently_keep_their_own_transcripts_and_entries(tmp_path):

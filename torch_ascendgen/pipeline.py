@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import time
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -26,7 +27,7 @@ from .build import build_flags, sim_headers_digest
 from .builtin_generator import VERSION as BUILTIN_VERSION
 from .cache import LIBRARY_FILE, CacheEntry, KernelCache, SeedStore, cache_key
 from .capture import KernelTask
-from .errors import ModelUnavailable, UnsupportedFunction
+from .errors import AscendGenWarning, ModelUnavailable, UnsupportedFunction
 from .generate import ENTRY, generate
 from .prompts import PROMPT_VERSION
 from .runtime import ContractKernel
@@ -81,7 +82,12 @@ def compile_task(task: KernelTask, reference: Callable, options: Options) -> Com
     soc = options.soc or config.default_soc()
     cache = _cache(options.cache_dir)
     if options.generator == "llm":
-        entry, origin = _model_entry(task, reference, options, soc, cache, with_baseline=True)
+        try:
+            entry, origin = _model_entry(task, reference, options, soc, cache, with_baseline=True)
+        except ModelUnavailable as exc:
+            _without_model(task, exc)
+            key = _builtin_key(task, soc)
+            entry, origin = _cached(cache, key, lambda: _create(task, reference, options, soc, cache, key))
     else:
         entry, origin = _builtin_or_model_entry(task, reference, options, soc, cache)
     runner = ContractKernel(_load(entry, cache, entry.key), task, soc)
@@ -103,7 +109,7 @@ def _cached(cache: KernelCache, key: str, create: Callable[[], tuple[CacheEntry,
 def _builtin_or_model_entry(task: KernelTask, reference: Callable, options: Options, soc: str,
                             cache: KernelCache) -> tuple[CacheEntry, str]:
     """"builtin": the built-in generator's kernel. "auto": that, else the model's when one is configured."""
-    key = cache_key(task.key, target_identity(soc), BUILTIN_VERSION)
+    key = _builtin_key(task, soc)
     known_model = _known_model(options) if options.generator == "auto" and _model_url(options) else ""
     if known_model and cache.lookup(key) is None:  # a function only the model could do: its kernel, if kept
         entry = cache.lookup(_model_key(task, soc, known_model))
@@ -117,9 +123,13 @@ def _builtin_or_model_entry(task: KernelTask, reference: Callable, options: Opti
         builtin_failure = str(exc)
     try:
         return _model_entry(task, reference, options, soc, cache, with_baseline=False)
-    except UnsupportedFunction as exc:
+    except (UnsupportedFunction, ModelUnavailable) as exc:
         raise UnsupportedFunction(f"the built-in generator failed ({builtin_failure}), and so did the model: "
                                   f"{exc}") from None
+
+
+def _builtin_key(task: KernelTask, soc: str) -> str:
+    return cache_key(task.key, target_identity(soc), BUILTIN_VERSION)
 
 
 def _model_url(options: Options) -> str:
@@ -128,17 +138,15 @@ def _model_url(options: Options) -> str:
 
 def _model_entry(task: KernelTask, reference: Callable, options: Options, soc: str, cache: KernelCache,
                  with_baseline: bool) -> tuple[CacheEntry, str]:
-    """The model's kernel (the built-in one as the baseline to beat when ``with_baseline``)."""
+    """The model's kernel (the built-in one as the baseline to beat when ``with_baseline``). Raises
+    ModelUnavailable when the server does not answer and no model name is known to look up."""
     from .model_client import ModelClient, ModelSettings
 
     if not _model_url(options):
         raise UnsupportedFunction(f"generator 'llm' needs a model server: set {config.LLM_URL_ENV} (e.g. "
                                   "http://127.0.0.1:8000/v1 after `vllm serve MODEL`) or pass llm_url=")
-    try:
-        client = ModelClient(ModelSettings.from_config(options.llm_url, options.llm_model))
-        model = _served_model(client)
-    except ModelUnavailable as exc:
-        raise UnsupportedFunction(str(exc)) from None
+    client = ModelClient(ModelSettings.from_config(options.llm_url, options.llm_model))
+    model = _served_model(client)
     key = _model_key(task, soc, model)
     return _cached(cache, key, lambda: _create_with_model(task, reference, options, soc, cache, key, client,
                                                           with_baseline))
@@ -228,6 +236,7 @@ def _ask_model(task: KernelTask, reference: Callable, options: Options, soc: str
     except ModelUnavailable as exc:
         if baseline.winner is None:
             raise UnsupportedFunction(str(exc)) from None
+        _without_model(task, exc)
         return _publish_builtin(cache, task, soc, baseline), _origin(baseline.winner)
     result = SearchResult(baseline.records + outcome.records)
     winner = result.winner
@@ -235,6 +244,7 @@ def _ask_model(task: KernelTask, reference: Callable, options: Options, soc: str
         raise UnsupportedFunction(_model_failure(outcome))
     provenance = {id(r): p for r, p in zip(outcome.records, outcome.provenance)}
     if outcome.server_failed and id(winner) not in provenance:
+        _without_model(task, outcome.stopped)
         return _publish_builtin(cache, task, soc, baseline), _origin(winner)
     llm = {**provenance.get(id(winner), {"model": outcome.model, "prompt_version": PROMPT_VERSION}),
            "winner_is_model": id(winner) in provenance, "task_tokens": outcome.tokens,
@@ -242,9 +252,14 @@ def _ask_model(task: KernelTask, reference: Callable, options: Options, soc: str
     return _publish(cache, key, task, soc, result, winner, {"llm": llm}), _origin(winner)
 
 
+def _without_model(task: KernelTask, reason) -> None:
+    warnings.warn(f"torch_ascendgen: {task.name} runs the built-in generator's kernel without the model: {reason}; "
+                  "the model is asked again in the next process", AscendGenWarning, stacklevel=2)
+
+
 def _publish_builtin(cache: KernelCache, task: KernelTask, soc: str, baseline: SearchResult) -> CacheEntry:
     """The built-in winner under the built-in key: the server failed, so the model is asked again next time."""
-    key = cache_key(task.key, target_identity(soc), BUILTIN_VERSION)
+    key = _builtin_key(task, soc)
     return _publish(cache, key, task, soc, baseline, baseline.winner, {})
 
 
