@@ -183,3 +183,40 @@ def llm_token_budget() -> int:
 def llm_wall_budget_s() -> float:
     """Wall time one task may spend in the model's loop (requests, builds, runs)."""
     return float(_get(LLM_WALL_BUDGET_ENV, "600"))
+
+
+# ---- the NPU target: where CANN and its bisheng compiler are ----------------------------------------
+
+ASCEND_HOME_PATH_ENV = "ASCEND_HOME_PATH"        # exported by CANN's set_env.sh
+ASCEND_TOOLKIT_HOME_ENV = "ASCEND_TOOLKIT_HOME"  # exported by set_env.sh of CANN 8.3 and older
+ASCEND_ROOTS_ENV = "TORCH_ASCENDGEN_ASCEND_ROOTS"
+BISHENG_ENV = "TORCH_ASCENDGEN_BISHENG"
+
+
+def _optional_path(name: str) -> Path | None:
+    value = _get(name, "")
+    return Path(value).expanduser() if value else None
+
+
+def ascend_home_path() -> Path | None:
+    """The CANN toolkit's home as set_env.sh exports it (``<root>/cann`` on CANN 8.5 and newer,
+    ``<root>/ascend-toolkit/latest`` before); None when unset."""
+    return _optional_path(ASCEND_HOME_PATH_ENV)
+
+
+def ascend_toolkit_home() -> Path | None:
+    """The older name of the same directory (set_env.sh of CANN 8.3 and older); None when unset."""
+    return _optional_path(ASCEND_TOOLKIT_HOME_ENV)
+
+
+def ascend_install_roots() -> list[Path]:
+    """Directories CANN's installer puts toolkits under (its --install-path), searched when neither
+    variable above is set: root's default /usr/local/Ascend, then a non-root user's ~/Ascend
+    (os.pathsep-separated)."""
+    value = _get(ASCEND_ROOTS_ENV, os.pathsep.join(("/usr/local/Ascend", "~/Ascend")))
+    return [Path(part).expanduser() for part in value.split(os.pathsep) if part]
+
+
+def bisheng_override() -> Path | None:
+    """The bisheng compiler to use instead of the toolkit's own (a path, or a name looked up on PATH)."""
+    return _optional_path(BISHENG_ENV)

@@ -2,17 +2,17 @@
 
 Each check is a small function returning a `Check`. A check that fails with status "fail" is one
 the simulator path needs (torch, the C++ compiler, the Python headers, a writable cache), so the
-exit status is 1; optional parts (torch_npu, CANN, the model server) are "off" when absent and
-"warn" when present but broken. The model becomes required when TORCH_ASCENDGEN_GENERATOR=llm.
+exit status is 1; optional parts (torch_npu, the SoC, CANN, bisheng, the model server) are "off" when
+absent and "warn" when present but broken. The model becomes required when TORCH_ASCENDGEN_GENERATOR=llm.
 
 torch_npu is probed in a child process: a broken install (a missing CANN library, a segfault in
-its import) costs the child, never the doctor.
+its import) costs the child, never the doctor. The same probe reads the SoC of NPU 0. CANN and bisheng
+are found by cann.py, the same code the NPU build uses.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import os
 import platform
 import shutil
 import signal
@@ -23,20 +23,37 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import __version__, config
+from . import __version__, cann, config
+from .errors import NpuUnavailable
 
 OK, OFF, WARN, FAIL = "ok", "off", "warn", "fail"
 PROBE_TIMEOUT_S = 120.0  # importing torch_npu on a cold disk is slow
 MODEL_TIMEOUT_S = 30.0   # the ping's one-token completion; capped below llm_timeout_s
-CANN_DEFAULT = Path("/usr/local/Ascend/ascend-toolkit/latest")
+BISHENG_TIMEOUT_S = 30.0
 
+# Prints one answer line (ABSENT, BROKEN or VERSION) and, with an NPU, a SOC or SOCERROR line. torch_npu
+# may print banners of its own; the parent reads the last line of each kind. An import failure is
+# reported by its root cause: torch wraps an autoloaded backend's error in a RuntimeError raised from it.
 _TORCH_NPU_PROBE = """
 import importlib.util, sys
+def said(exc):
+    while exc.__cause__ is not None:
+        exc = exc.__cause__
+    return type(exc).__name__ + ": " + " ".join(str(exc).split())[:400]
 if importlib.util.find_spec("torch_npu") is None:
     print("ABSENT"); sys.exit(0)
-import torch, torch_npu
+try:
+    import torch, torch_npu
+except Exception as exc:
+    print("BROKEN", said(exc)); sys.exit(0)
 available = torch.npu.is_available()
-print("VERSION", getattr(torch_npu, "__version__", "?"), available, torch.npu.device_count() if available else 0)
+count = torch.npu.device_count() if available else 0
+print("VERSION", getattr(torch_npu, "__version__", "?"), available, count)
+if count:
+    try:
+        print("SOC", torch.npu.get_device_name(0))
+    except Exception as exc:
+        print("SOCERROR", said(exc))
 """
 
 
@@ -64,46 +81,89 @@ def check_torch() -> Check:
     return Check("torch", OK, f"{torch.__version__}")
 
 
-def check_torch_npu(timeout_s: float = PROBE_TIMEOUT_S) -> Check:
-    """Import torch_npu in a child process and report what it says (absent, broken, devices)."""
+@dataclass(frozen=True)
+class NpuProbe:
+    """What the child that imported torch_npu said."""
+
+    returncode: int
+    answer: tuple[str, ...]  # ("ABSENT",), ("BROKEN", "Type: message"), ("VERSION", v, available, count), ()
+    soc: str = ""            # the SoC name of NPU 0 as torch_npu reports it
+    soc_error: str = ""
+    stderr_tail: str = ""
+    timeout_s: float = 0.0   # > 0: the child did not finish in this time
+
+
+def probe_torch_npu(timeout_s: float = PROBE_TIMEOUT_S) -> NpuProbe:
+    """Import torch_npu in a child process and ask it for its version, devices and SoC."""
     try:
         done = subprocess.run([sys.executable, "-c", _TORCH_NPU_PROBE], capture_output=True, text=True,
                               timeout=timeout_s)
     except subprocess.TimeoutExpired:
-        return Check("torch_npu", WARN, f"importing torch_npu took longer than {timeout_s:g} s",
-                     "check the CANN installation (source set_env.sh) and the driver")
-    return _torch_npu_finding(done.returncode, done.stdout, done.stderr)
+        return NpuProbe(returncode=0, answer=(), timeout_s=timeout_s)
+    return parse_probe(done.returncode, done.stdout, done.stderr)
 
 
-def _torch_npu_finding(returncode: int, stdout: str, stderr: str) -> Check:
+def parse_probe(returncode: int, stdout: str, stderr: str) -> NpuProbe:
+    def last(*kinds: str) -> str:
+        return next((line for line in reversed(stdout.splitlines()) if line.split(" ", 1)[0] in kinds), "")
+
+    answer = last("ABSENT", "BROKEN", "VERSION")
+    answer_fields = tuple(answer.split(" ", 1)) if answer.startswith("BROKEN") else tuple(answer.split())
+    soc_line = last("SOC", "SOCERROR")
+    kind, _, value = soc_line.partition(" ")
+    return NpuProbe(returncode=returncode, answer=answer_fields, soc=value.strip() if kind == "SOC" else "",
+                    soc_error=value.strip() if kind == "SOCERROR" else "",
+                    stderr_tail=(stderr.strip().splitlines() or ["(no output)"])[-1])
+
+
+def check_torch_npu(timeout_s: float = PROBE_TIMEOUT_S, probe: NpuProbe | None = None) -> Check:
+    """torch_npu: absent, broken (with the root cause), or its version and visible NPUs."""
+    probe = probe or probe_torch_npu(timeout_s)
     npu_fix = _torch_npu_fix()
-    # the probe's own line is the last one: torch_npu may print banners of its own on import
-    answer = next((line.split() for line in reversed(stdout.splitlines()) if line.startswith(("ABSENT", "VERSION"))),
-                  [])
-    if returncode == 0 and answer[:1] == ["ABSENT"]:
+    kind = probe.answer[:1]
+    if probe.timeout_s:
+        return Check("torch_npu", WARN, f"importing torch_npu took longer than {probe.timeout_s:g} s",
+                     f"check the CANN installation ({cann.SET_ENV_HINT}) and the driver (npu-smi info)")
+    if probe.returncode < 0:
+        return Check("torch_npu", WARN, f"importing torch_npu killed the process ({_signal_name(-probe.returncode)})",
+                     npu_fix)
+    if probe.returncode == 0 and kind == ("ABSENT",):
         return Check("torch_npu", OFF, "not installed (only the NPU target needs it; the simulator does not)",
                      npu_fix)
-    if returncode == 0 and answer[:1] == ["VERSION"] and len(answer) >= 4:
-        _, version, available, count = answer[:4]
+    if probe.returncode == 0 and kind == ("BROKEN",) and len(probe.answer) == 2:
+        return Check("torch_npu", WARN, f"installed but broken: {probe.answer[1]}",
+                     _one_paragraph(cann.torch_npu_broken_fix(probe.answer[1])))
+    if probe.returncode == 0 and kind == ("VERSION",) and len(probe.answer) >= 4:
+        _, version, available, count = probe.answer[:4]
         if available == "True":
             return Check("torch_npu", OK, f"{version}, {count} NPU(s) visible")
         return Check("torch_npu", WARN, f"{version} imports, but no NPU is visible",
                      "check the driver (npu-smi info) and ASCEND_RT_VISIBLE_DEVICES")
-    if returncode < 0:
-        return Check("torch_npu", WARN, f"importing torch_npu killed the process ({_signal_name(-returncode)})",
-                     npu_fix)
-    last = (stderr.strip().splitlines() or ["(no output)"])[-1]
-    return Check("torch_npu", WARN, f"installed but broken: {last}", npu_fix)
+    return Check("torch_npu", WARN, f"installed but broken: {probe.stderr_tail}", npu_fix)
+
+
+def check_soc(probe: NpuProbe) -> Check:
+    """The SoC of NPU 0 as a name torch_ascendgen targets, and bisheng's --npu-arch for it."""
+    if not probe.soc:
+        if probe.soc_error:
+            return Check("SoC", WARN, f"torch_npu could not read NPU 0's SoC name: {probe.soc_error}",
+                         "check the driver with `npu-smi info`")
+        return Check("SoC", OFF, "no NPU to ask (see torch_npu)")
+    try:
+        name = cann.normalise_soc_name(probe.soc)
+    except NpuUnavailable as exc:
+        return Check("SoC", WARN, _one_paragraph(str(exc)),
+                     "kernels for this NPU cannot be generated; the simulator target still works")
+    reported = f", reported as {probe.soc!r}" if name != probe.soc else ""
+    return Check("SoC", OK, f"{name} (bisheng --npu-arch={cann.npu_arch(name)}){reported}")
+
+
+def _one_paragraph(text: str) -> str:
+    return " ".join(text.replace("Fix: ", "").split())
 
 
 def _torch_npu_fix() -> str:
-    try:
-        import torch
-        torch_version = torch.__version__.split("+")[0]
-    except Exception:  # noqa: BLE001
-        torch_version = "your torch version"
-    return (f"on a machine with an Ascend NPU: install CANN, `source <CANN>/set_env.sh`, then "
-            f"`pip install torch_npu` built for torch {torch_version}")
+    return _one_paragraph(cann.torch_npu_install_fix())
 
 
 def _signal_name(number: int) -> str:
@@ -113,36 +173,49 @@ def _signal_name(number: int) -> str:
         return f"signal {number}"
 
 
-def check_cann() -> Check:
-    home = cann_home()
-    if home is None:
-        return Check("CANN", OFF, "not found (ASCEND_HOME_PATH / ASCEND_TOOLKIT_HOME unset, "
-                     f"{CANN_DEFAULT} absent); only the NPU target needs it",
-                     "on an NPU machine: install the CANN toolkit and `source <CANN>/set_env.sh`")
-    version = _cann_version(home)
-    return Check("CANN", OK, f"{home}" + (f" (version {version})" if version else ""))
+def check_cann(search: cann.CannSearch | None = None) -> Check:
+    """The CANN toolkit: where, which version, how it was found; set_env.sh sourced?"""
+    search = search or cann.search_cann()
+    toolkit = search.toolkit
+    fix = f"on an NPU machine: install the CANN toolkit and {cann.SET_ENV_HINT}"
+    if toolkit is None:
+        looked = ", ".join(str(p) for p in search.tried) or "no install roots"
+        if search.notes:  # e.g. a stale ASCEND_HOME_PATH: CANN was meant to be here
+            return Check("CANN", WARN, f"not found: {'; '.join(search.notes)}; looked in {looked}", fix)
+        return Check("CANN", OFF, f"not found ({config.ASCEND_HOME_PATH_ENV} / {config.ASCEND_TOOLKIT_HOME_ENV} "
+                     f"unset; looked in {looked}); only the NPU target needs it", fix)
+    detail = f"{toolkit.version} at {toolkit.home} (found by {toolkit.source})"
+    if toolkit.version == cann.UNKNOWN_VERSION:
+        return Check("CANN", WARN, f"{detail}, but no file says its version (<arch>-linux/ascend_toolkit_install.info, "
+                     "version.cfg, compiler/version.info)", "reinstall the CANN toolkit package")
+    if toolkit.source not in (config.ASCEND_HOME_PATH_ENV, config.ASCEND_TOOLKIT_HOME_ENV):
+        return Check("CANN", WARN, f"{detail}; its set_env.sh is not sourced in this shell, so torch_npu "
+                     "cannot load CANN's libraries", f"run {cann.set_env_hint(toolkit)} before starting Python")
+    if not toolkit.include_dirs:
+        return Check("CANN", WARN, f"{detail}, but it has no include directory (acl/acl.h)",
+                     "reinstall the CANN toolkit package")
+    return Check("CANN", OK, detail)
 
 
-def cann_home() -> Path | None:
-    """Where CANN is: the variables its set_env.sh exports, else the default install path.
-
-    TODO(issue 5): move these variables into config.py (the one module that reads the environment)."""
-    for name in ("ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME"):
-        value = os.environ.get(name, "").strip()
-        if value and Path(value).is_dir():
-            return Path(value)
-    return CANN_DEFAULT if CANN_DEFAULT.is_dir() else None
-
-
-def _cann_version(home: Path) -> str:
-    for candidate in (home / "version.cfg", home / "compiler" / "version.info", home / "runtime" / "version.info"):
-        try:
-            for line in candidate.read_text().splitlines():
-                if "version=" in line.lower():
-                    return line.split("=", 1)[1].strip()
-        except OSError:
-            continue
-    return ""
+def check_bisheng(search: cann.CannSearch | None = None, timeout_s: float = BISHENG_TIMEOUT_S) -> Check:
+    """CANN's bisheng compiler: found, and `bisheng --version` runs."""
+    search = search or cann.search_cann()
+    toolkit = search.toolkit
+    if toolkit is None:
+        return Check("bisheng", OFF, "no CANN toolkit (see CANN)")
+    fix = (f"install the full CANN toolkit (it contains the compiler) and {cann.set_env_hint(toolkit)}, "
+           f"or point {config.BISHENG_ENV} at bisheng")
+    if toolkit.bisheng is None:
+        return Check("bisheng", WARN, search.bisheng_note or "not found", fix)
+    try:
+        done = subprocess.run([str(toolkit.bisheng), "--version"], capture_output=True, text=True, timeout=timeout_s)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return Check("bisheng", WARN, f"{toolkit.bisheng} does not run: {exc}", fix)
+    first = ((done.stdout or done.stderr).strip().splitlines() or [""])[0]
+    if done.returncode != 0:
+        return Check("bisheng", WARN, f"{toolkit.bisheng} --version failed (exit {done.returncode}): {first[:200]}",
+                     fix)
+    return Check("bisheng", OK, f"{toolkit.bisheng} ({first[:120] or 'no version line'})")
 
 
 def check_compiler() -> Check:
@@ -220,8 +293,11 @@ def check_model(timeout_s: float = MODEL_TIMEOUT_S) -> Check:
 
 def run_checks(model_timeout_s: float = MODEL_TIMEOUT_S) -> list[Check]:
     """Every check, in report order."""
+    probe = probe_torch_npu()
+    search = cann.search_cann()
     return [check_python(), check_torch(), check_compiler(), check_python_headers(), check_cache_dir(),
-            check_torch_npu(), check_cann(), check_model(model_timeout_s)]
+            check_torch_npu(probe=probe), check_soc(probe), check_cann(search), check_bisheng(search),
+            check_model(model_timeout_s)]
 
 
 def render(checks: list[Check]) -> str:
@@ -245,7 +321,9 @@ def summary(checks: list[Check]) -> str:
 
 
 def _npu_ready(checks: list[Check]) -> bool:
-    return any(c.name == "torch_npu" and c.status == OK for c in checks)
+    """Every piece the NPU target needs is there: torch_npu with an NPU, a SoC we target, CANN, bisheng."""
+    status = {c.name: c.status for c in checks}
+    return all(status.get(name) == OK for name in ("torch_npu", "SoC", "CANN", "bisheng"))
 
 
 def exit_status(checks: list[Check]) -> int:
