@@ -17,6 +17,7 @@ from torch_ascendgen.capture import capture
 from torch_ascendgen.errors import UnsupportedFunction
 from torch_ascendgen.generate import Candidate
 from torch_ascendgen.search import search
+from torch_ascendgen.target import sim_target
 from torch_ascendgen.verify import make_input_sets
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -250,7 +251,7 @@ def test_a_crashing_or_hanging_variant_costs_only_itself(monkeypatch):
                                          "GET_TILING_DATA(t, tiling); for (volatile int i = 0; i >= 0; i = i * 1) {}"),
                      "test", {"hang": 1})
     sets = make_input_sets(task.inputs, task.traced_shapes)
-    result = search(task, function, [crash, hang, good], sets, None, "Ascend910B2")
+    result = search(task, function, [crash, hang, good], sets, None, sim_target("Ascend910B2"))
     crashed, hung, passed = result.records
     assert "SIGSEGV" in crashed.failure and "did not finish" in hung.failure
     assert result.winner is passed and passed.ok

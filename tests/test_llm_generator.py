@@ -147,8 +147,8 @@ def test_a_rejected_reply_is_never_built_and_its_reason_goes_back(tmp_path, monk
     good = model_kernel(scale_add)
     built = []
     real_build = search_module._build
-    monkeypatch.setattr(search_module, "_build", lambda candidate: built.append(candidate.source) or
-                        real_build(candidate))
+    monkeypatch.setattr(search_module, "_build", lambda candidate, *rest: built.append(candidate.source) or
+                        real_build(candidate, *rest))
     first = bad_reply(good)
     with FakeOpenAIServer([first if isinstance(first, dict) else reply(first), reply(code(good))]) as server:
         fast = decorated(scale_add, server, tmp_path)

@@ -19,6 +19,7 @@ import torch.nn.functional as F
 from torch_ascendgen import sandbox
 from torch_ascendgen.builtin_generator import generate_builtin
 from torch_ascendgen.capture import capture
+from torch_ascendgen.target import sim_target
 from torch_ascendgen.errors import KernelCrashError, KernelTimeoutError
 from torch_ascendgen.generate import Candidate
 from torch_ascendgen.sandbox import Worker
@@ -86,7 +87,7 @@ def test_build_errors_and_static_initialiser_crashes_cost_only_their_candidate()
     aborts = Candidate("#include <cstdlib>\nstatic int boom = (std::abort(), 0);\n" + good.source, "test",
                        {"static_abort": 1})
     sets = make_input_sets(task.inputs, task.traced_shapes)
-    result = search(task, swiglu, [broken, aborts, good], sets, None, "Ascend910B2")
+    result = search(task, swiglu, [broken, aborts, good], sets, None, sim_target("Ascend910B2"))
     failed_build, crashed, passed = result.records
     assert "building kernel" in failed_build.failure and "failed" in failed_build.failure
     assert "SIGABRT" in crashed.failure
@@ -101,7 +102,7 @@ def test_a_crash_after_other_candidates_is_confirmed_in_a_fresh_child(monkeypatc
     crash = _variant(good, "*(volatile int*)nullptr = 1;", "crash")
     again = Candidate(good.source + "\n// the same kernel, another build\n", "test", {"again": 1})
     sets = make_input_sets(task.inputs, task.traced_shapes)
-    result = search(task, swiglu, [good, crash, again], sets, None, "Ascend910B2")
+    result = search(task, swiglu, [good, crash, again], sets, None, sim_target("Ascend910B2"))
     first, crashed, last = result.records
     assert first.ok and last.ok and "SIGSEGV" in crashed.failure
     assert len(starts) == 3  # good and crash; crash again, alone; then the last one

@@ -26,6 +26,7 @@ from .errors import AscendGenError, AscendGenWarning, UnsupportedFunction
 from .pipeline import GENERATORS, CompiledKernel, Options, compile_task, record_verified_shape
 from .runtime import kernel_op
 from .search import verify_in_process
+from .target import TARGETS, resolve_target
 from .verify import make_input_sets
 
 
@@ -52,8 +53,8 @@ def ascend_kernel(function: Callable | None = None, *, variants: int | None = No
         cache_dir=Path(cache_dir) if cache_dir is not None else None, soc=soc,
         progress=config.progress() if progress is None else progress, llm_url=llm_url, llm_model=llm_model,
     )
-    if options.target not in ("auto", "sim", "npu"):
-        raise ValueError(f"target must be 'auto', 'sim' or 'npu', not {options.target!r}")
+    if options.target not in TARGETS:
+        raise ValueError(f"target must be one of {', '.join(map(repr, TARGETS))}, not {options.target!r}")
     if options.generator not in GENERATORS:
         raise ValueError(f"generator must be one of {', '.join(GENERATORS)}, not {options.generator!r}")
     if function is None:
@@ -88,7 +89,7 @@ class KernelFunction:
         self._options = options
         self._dispatch: dict[Any, _Route] = {}
         self._recent = _NO_RECENT
-        self._kernels: dict[str, CompiledKernel] = {}
+        self._kernels: dict[tuple, CompiledKernel] = {}  # by (task key, target)
         self._warned: set[str] = set()
 
     def __get__(self, instance, owner=None):
@@ -140,6 +141,7 @@ class KernelFunction:
         state = _module_state(module)
         tensors = [leaves[i] for i in positions] + [t for _, t in state]
         _check_eligible(tensors, module)
+        target = resolve_target(self._options.target, self._options.soc, {t.device for t in tensors})
         names = [name for name, _ in state]
         count = len(positions)
 
@@ -153,10 +155,11 @@ class KernelFunction:
             with _reparametrize_module(module, dict(zip(names, flat[count:]))):
                 return self._function(module, *call_args)
 
-        task = capture(flat_function, tensors, name=getattr(self._function, "__qualname__", "function"))
-        compiled = self._kernels.get(task.key)
+        on_host = [t.detach().cpu() for t in tensors] if target.is_npu else tensors  # kernels are traced on the CPU
+        task = capture(flat_function, on_host, name=getattr(self._function, "__qualname__", "function"))
+        compiled = self._kernels.get((task.key, target))
         if compiled is None:
-            compiled = self._kernels[task.key] = compile_task(task, flat_function, self._options)
+            compiled = self._kernels[(task.key, target)] = compile_task(task, flat_function, self._options, target)
         self._verify_shape(compiled, flat_function, tensors)
         flat = spec == pytree.tree_flatten(tuple(range(len(leaves))))[1]
         handler = _call_path(kernel_op(compiled), task.output_tree, positions, len(leaves), module, flat)
@@ -175,7 +178,7 @@ class KernelFunction:
             raise UnsupportedFunction(f"its kernel cannot take shapes {list(map(list, shapes))}: {exc}") from None
         specs = compiled.runner.task.inputs
         sets = make_input_sets(specs, shapes, generic=False)
-        verdict = verify_in_process(reference, compiled.runner, sets, self._options.tolerance)
+        verdict = verify_in_process(reference, compiled.host_runner, sets, self._options.tolerance)
         if not verdict.ok:
             raise UnsupportedFunction(f"its kernel failed verification at shapes {list(map(list, shapes))}: "
                                       f"{verdict.reason}")
@@ -254,10 +257,6 @@ def _check_eligible(tensors: list[torch.Tensor], module: torch.nn.Module | None)
     if torch.is_grad_enabled() and any(t.requires_grad for t in tensors):
         raise UnsupportedFunction("its inputs require grad and kernels are inference-only for now; call it under "
                                   "torch.no_grad() or torch.inference_mode()")
-    devices = {t.device.type for t in tensors}
-    if devices != {"cpu"}:
-        raise UnsupportedFunction(f"its tensors are on {', '.join(sorted(devices))}; the NPU target is not available "
-                                  "yet, and the simulator runs on CPU tensors")
     if any(not t.is_contiguous() for t in tensors):
         raise UnsupportedFunction("it was given non-contiguous tensors; kernels take contiguous ones")
     if module is not None and any(isinstance(m, torch.nn.modules.batchnorm._BatchNorm) and m.training

@@ -18,12 +18,12 @@ import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
+import torch
 from tqdm import tqdm
 
 from . import __version__, config
-from .build import build_flags, sim_headers_digest
 from .builtin_generator import VERSION as BUILTIN_VERSION
 from .cache import LIBRARY_FILE, CacheEntry, KernelCache, SeedStore, cache_key
 from .capture import KernelTask
@@ -31,10 +31,12 @@ from .errors import AscendGenWarning, ModelUnavailable, UnsupportedFunction
 from .generate import ENTRY, generate
 from .prompts import PROMPT_VERSION
 from .runtime import ContractKernel
-from .search import SearchResult, candidate_worker, search
-from .toolchain import compiler_identity
+from .search import SearchResult, build_kernel, candidate_worker, search
+from .target import Target, resolve_target
 from .verify import Tolerance, make_input_sets
 
+if TYPE_CHECKING:
+    from .npu_runtime import NpuKernel
 
 GENERATORS = ("auto", "builtin", "llm")
 
@@ -49,7 +51,7 @@ class Options:
     tolerance: Tolerance | None = None  # None: dtype-aware defaults
     strict: bool = False  # raise instead of falling back to the original function
     cache_dir: Path | None = None
-    soc: str | None = None  # simulated SoC; None: config.default_soc()
+    soc: str | None = None  # the SoC to simulate; None: config.default_soc() (on an NPU: the device's own)
     progress: bool = True
     llm_url: str | None = None  # the model server; None: config.llm_url()
     llm_model: str | None = None  # None: config.llm_model()
@@ -60,39 +62,55 @@ class CompiledKernel:
     """A verified kernel ready to run, and where it came from."""
 
     entry: CacheEntry
-    runner: ContractKernel
+    runner: ContractKernel | NpuKernel
     origin: str  # "cache", "seed" or "search"
+    target: Target
     verified_shapes: set = field(default_factory=set, compare=False)
+
+    @property
+    def host_runner(self) -> Callable:
+        """The kernel called with CPU tensors (verification's input sets), whatever device it runs on."""
+        return OnDevice(self.runner, self.target.device) if self.target.is_npu else self.runner
+
+
+class OnDevice:
+    """A device kernel called with host tensors: inputs copied to ``device``, outputs copied back."""
+
+    def __init__(self, runner, device: torch.device):
+        self.runner = runner
+        self.device = device
+        self.task = runner.task
+
+    def plan(self, inputs):
+        return self.runner.plan([t.to(self.device) for t in inputs])
+
+    def __call__(self, *inputs):
+        return tuple(output.cpu() for output in self.runner(*[t.to(self.device) for t in inputs]))
 
 
 def _cache(cache_dir: Path | None) -> KernelCache:
     return KernelCache(cache_dir / "kernels" if cache_dir else None, shared_roots=config.shared_cache_dirs())
 
 
-def target_identity(soc: str) -> str:
-    return "|".join(["sim", soc, sim_headers_digest(), compiler_identity(config.cxx()), " ".join(build_flags())])
-
-
-def compile_task(task: KernelTask, reference: Callable, options: Options) -> CompiledKernel:
-    """The kernel for ``task``: cached, seeded or searched for now. Raises UnsupportedFunction."""
-    if options.target == "npu":
-        raise UnsupportedFunction("the NPU target is not available yet; use target='sim' or 'auto'")
+def compile_task(task: KernelTask, reference: Callable, options: Options, target: Target | None = None) -> CompiledKernel:
+    """The kernel for ``task`` on ``target`` (default: the simulator of ``options.soc``): cached, seeded or
+    searched for now. Raises UnsupportedFunction."""
     if options.generator not in GENERATORS:
         raise UnsupportedFunction(f"generator {options.generator!r} is unknown; use one of {', '.join(GENERATORS)}")
-    soc = options.soc or config.default_soc()
+    target = target or resolve_target(options.target, options.soc, [torch.device("cpu")])
     cache = _cache(options.cache_dir)
     if options.generator == "llm":
         try:
-            entry, origin = _model_entry(task, reference, options, soc, cache, with_baseline=True)
+            entry, origin = _model_entry(task, reference, options, target, cache, with_baseline=True)
         except ModelUnavailable as exc:
             _without_model(task, exc)
-            key = _builtin_key(task, soc)
-            entry, origin = _cached(cache, key, lambda: _create(task, reference, options, soc, cache, key))
+            key = _builtin_key(task, target)
+            entry, origin = _cached(cache, key, lambda: _create(task, reference, options, target, cache, key))
     else:
-        entry, origin = _builtin_or_model_entry(task, reference, options, soc, cache)
-    runner = ContractKernel(_load(entry, cache, entry.key), task, soc)
+        entry, origin = _builtin_or_model_entry(task, reference, options, target, cache)
+    runner = _load(entry, task, target)
     shapes = {tuple(map(tuple, s)) for s in entry.meta.get("verified_shapes", [])}
-    return CompiledKernel(entry, runner, origin, shapes)
+    return CompiledKernel(entry, runner, origin, target, shapes)
 
 
 def _cached(cache: KernelCache, key: str, create: Callable[[], tuple[CacheEntry, str]]) -> tuple[CacheEntry, str]:
@@ -106,37 +124,37 @@ def _cached(cache: KernelCache, key: str, create: Callable[[], tuple[CacheEntry,
     return entry, "cache"
 
 
-def _builtin_or_model_entry(task: KernelTask, reference: Callable, options: Options, soc: str,
+def _builtin_or_model_entry(task: KernelTask, reference: Callable, options: Options, target: Target,
                             cache: KernelCache) -> tuple[CacheEntry, str]:
     """"builtin": the built-in generator's kernel. "auto": that, else the model's when one is configured."""
-    key = _builtin_key(task, soc)
+    key = _builtin_key(task, target)
     known_model = _known_model(options) if options.generator == "auto" and _model_url(options) else ""
     if known_model and cache.lookup(key) is None:  # a function only the model could do: its kernel, if kept
-        entry = cache.lookup(_model_key(task, soc, known_model))
+        entry = cache.lookup(_model_key(task, target, known_model))
         if entry is not None:
             return entry, "cache"
     try:
-        return _cached(cache, key, lambda: _create(task, reference, options, soc, cache, key))
+        return _cached(cache, key, lambda: _create(task, reference, options, target, cache, key))
     except UnsupportedFunction as exc:
         if options.generator == "builtin" or not _model_url(options):
             raise
         builtin_failure = str(exc)
     try:
-        return _model_entry(task, reference, options, soc, cache, with_baseline=False)
+        return _model_entry(task, reference, options, target, cache, with_baseline=False)
     except (UnsupportedFunction, ModelUnavailable) as exc:
         raise UnsupportedFunction(f"the built-in generator failed ({builtin_failure}), and so did the model: "
                                   f"{exc}") from None
 
 
-def _builtin_key(task: KernelTask, soc: str) -> str:
-    return cache_key(task.key, target_identity(soc), BUILTIN_VERSION)
+def _builtin_key(task: KernelTask, target: Target) -> str:
+    return cache_key(task.key, target.identity, BUILTIN_VERSION)
 
 
 def _model_url(options: Options) -> str:
     return options.llm_url or config.llm_url()
 
 
-def _model_entry(task: KernelTask, reference: Callable, options: Options, soc: str, cache: KernelCache,
+def _model_entry(task: KernelTask, reference: Callable, options: Options, target: Target, cache: KernelCache,
                  with_baseline: bool) -> tuple[CacheEntry, str]:
     """The model's kernel (the built-in one as the baseline to beat when ``with_baseline``). Raises
     ModelUnavailable when the server does not answer and no model name is known to look up."""
@@ -147,13 +165,13 @@ def _model_entry(task: KernelTask, reference: Callable, options: Options, soc: s
                                   "http://127.0.0.1:8000/v1 after `vllm serve MODEL`) or pass llm_url=")
     client = ModelClient(ModelSettings.from_config(options.llm_url, options.llm_model))
     model = _served_model(client)
-    key = _model_key(task, soc, model)
-    return _cached(cache, key, lambda: _create_with_model(task, reference, options, soc, cache, key, client,
+    key = _model_key(task, target, model)
+    return _cached(cache, key, lambda: _create_with_model(task, reference, options, target, cache, key, client,
                                                           with_baseline))
 
 
-def _model_key(task: KernelTask, soc: str, model: str) -> str:
-    return cache_key(task.key, target_identity(soc), f"{BUILTIN_VERSION}+llm:{model}:{PROMPT_VERSION}")
+def _model_key(task: KernelTask, target: Target, model: str) -> str:
+    return cache_key(task.key, target.identity, f"{BUILTIN_VERSION}+llm:{model}:{PROMPT_VERSION}")
 
 
 def _models_file() -> Path:
@@ -194,50 +212,50 @@ def _served_model(client) -> str:
     return model
 
 
-def _create(task: KernelTask, reference: Callable, options: Options, soc: str, cache: KernelCache,
+def _create(task: KernelTask, reference: Callable, options: Options, target: Target, cache: KernelCache,
             key: str) -> tuple[CacheEntry, str]:
-    result = _builtin_search(task, reference, options, soc)
+    result = _builtin_search(task, reference, options, target)
     winner = result.winner
     if winner is None:
         reasons = "; ".join(f"{r.candidate.label}: {r.failure}" for r in result.records)
         raise UnsupportedFunction(f"no candidate kernel passed verification ({reasons})")
-    return _publish(cache, key, task, soc, result, winner, {}), _origin(winner)
+    return _publish(cache, key, task, reference, target, result, winner, {}), _origin(winner)
 
 
-def _builtin_search(task: KernelTask, reference: Callable, options: Options, soc: str, worker=None) -> SearchResult:
+def _builtin_search(task: KernelTask, reference: Callable, options: Options, target: Target, worker=None) -> SearchResult:
     """The seed kernel (if any) and the built-in generator's candidates, searched."""
     seed = SeedStore().lookup(task.key)
     candidates = [_seed_candidate(seed)] if seed else []
     candidates += generate(task, options.variants)
-    return _search_with_progress(task, reference, candidates, options, soc, worker)
+    return _search_with_progress(task, reference, candidates, options, target, worker)
 
 
-def _create_with_model(task: KernelTask, reference: Callable, options: Options, soc: str, cache: KernelCache,
+def _create_with_model(task: KernelTask, reference: Callable, options: Options, target: Target, cache: KernelCache,
                        key: str, client, with_baseline: bool) -> tuple[CacheEntry, str]:
-    with candidate_worker() as worker:  # one child runs the baseline and every round's candidates
+    with candidate_worker(target) as worker:  # one child runs the baseline and every round's candidates
         baseline = SearchResult(())
         if with_baseline:
             try:
-                baseline = _builtin_search(task, reference, options, soc, worker)
+                baseline = _builtin_search(task, reference, options, target, worker)
             except UnsupportedFunction:
                 pass  # no built-in kernel: the model is the only route
-        return _ask_model(task, reference, options, soc, cache, key, client, baseline, worker)
+        return _ask_model(task, reference, options, target, cache, key, client, baseline, worker)
 
 
-def _ask_model(task: KernelTask, reference: Callable, options: Options, soc: str, cache: KernelCache, key: str,
+def _ask_model(task: KernelTask, reference: Callable, options: Options, target: Target, cache: KernelCache, key: str,
                client, baseline: SearchResult, worker) -> tuple[CacheEntry, str]:
     from .llm_generator import generate_with_model
 
     def evaluate(candidates):
-        return list(_search_with_progress(task, reference, candidates, options, soc, worker).records)
+        return list(_search_with_progress(task, reference, candidates, options, target, worker).records)
 
     try:
-        outcome = generate_with_model(task, reference, options, soc, baseline.winner, evaluate, client)
+        outcome = generate_with_model(task, reference, options, target.soc, baseline.winner, evaluate, client)
     except ModelUnavailable as exc:
         if baseline.winner is None:
             raise UnsupportedFunction(str(exc)) from None
         _without_model(task, exc)
-        return _publish_builtin(cache, task, soc, baseline), _origin(baseline.winner)
+        return _publish_builtin(cache, task, reference, target, baseline), _origin(baseline.winner)
     result = SearchResult(baseline.records + outcome.records)
     winner = result.winner
     if winner is None:
@@ -245,11 +263,11 @@ def _ask_model(task: KernelTask, reference: Callable, options: Options, soc: str
     provenance = {id(r): p for r, p in zip(outcome.records, outcome.provenance)}
     if outcome.server_failed and id(winner) not in provenance:
         _without_model(task, outcome.stopped)
-        return _publish_builtin(cache, task, soc, baseline), _origin(winner)
+        return _publish_builtin(cache, task, reference, target, baseline), _origin(winner)
     llm = {**provenance.get(id(winner), {"model": outcome.model, "prompt_version": PROMPT_VERSION}),
            "winner_is_model": id(winner) in provenance, "task_tokens": outcome.tokens,
            "transcript": str(outcome.transcript)}
-    return _publish(cache, key, task, soc, result, winner, {"llm": llm}), _origin(winner)
+    return _publish(cache, key, task, reference, target, result, winner, {"llm": llm}), _origin(winner)
 
 
 def _without_model(task: KernelTask, reason) -> None:
@@ -257,10 +275,10 @@ def _without_model(task: KernelTask, reason) -> None:
                   "the model is asked again in the next process", AscendGenWarning, stacklevel=2)
 
 
-def _publish_builtin(cache: KernelCache, task: KernelTask, soc: str, baseline: SearchResult) -> CacheEntry:
+def _publish_builtin(cache: KernelCache, task: KernelTask, reference: Callable, target: Target, baseline: SearchResult) -> CacheEntry:
     """The built-in winner under the built-in key: the server failed, so the model is asked again next time."""
-    key = _builtin_key(task, soc)
-    return _publish(cache, key, task, soc, baseline, baseline.winner, {})
+    key = _builtin_key(task, target)
+    return _publish(cache, key, task, reference, target, baseline, baseline.winner, {})
 
 
 def _model_failure(outcome) -> str:
@@ -272,11 +290,39 @@ def _model_failure(outcome) -> str:
             f"last failure: {last}; the exchange is in {outcome.transcript}")
 
 
-def _publish(cache: KernelCache, key: str, task: KernelTask, soc: str, result: SearchResult, winner,
-             extra: dict) -> CacheEntry:
-    library = _build(winner.candidate.source).build.library
-    meta = {**_meta(task, soc, result, winner), **extra}
+def _publish(cache: KernelCache, key: str, task: KernelTask, reference: Callable, target: Target,
+             result: SearchResult, winner, extra: dict) -> CacheEntry:
+    build = build_kernel(winner.candidate.source, task, target)
+    if target.is_npu:
+        extra = {**extra, "npu_timing": _against_original(task, reference, build, target)}
+    library = build.library
+    meta = {**_meta(task, target, result, winner), **extra}
     return cache.publish(key, {"kernel.cpp": winner.candidate.source.encode(), LIBRARY_FILE: library}, meta)
+
+
+def _against_original(task: KernelTask, reference: Callable, build, target: Target) -> dict:
+    """The winner and the original function timed on the NPU the same way in one run (measure.compare_npu).
+    A speed-up above measure.SUSPICIOUS_SPEEDUP is believed only after the kernel passes again on fresh inputs."""
+    from .measure import compare_npu
+    from .npu_runtime import NpuKernel
+    from .search import verify_in_process
+
+    kernel = NpuKernel(build, task, target.soc)  # verified in the child: trusted enough to load here
+    (normal, *_) = make_input_sets(task.inputs, task.traced_shapes, generic=False)
+    inputs = [t.to(target.device) for t in normal.tensors]
+    comparison = compare_npu(lambda: kernel(*inputs), lambda: reference(*inputs), torch.npu)
+    timing = {"kernel_ns": comparison.kernel.time_ns, "original_ns": comparison.original.time_ns,
+              "speedup": comparison.speedup, "kernel_spread_ns": comparison.kernel.spread_ns,
+              "original_spread_ns": comparison.original.spread_ns, "samples": comparison.kernel.samples}
+    if comparison.suspicious:
+        fresh = make_input_sets(task.inputs, task.traced_shapes, generic=not task.specialized,
+                                seed=int(time.time()) % 100_000 + 1)
+        verdict = verify_in_process(reference, OnDevice(kernel, target.device), fresh, None)
+        if not verdict.ok:
+            raise UnsupportedFunction(f"its fastest kernel timed {comparison.speedup:.0f}x faster than the original "
+                                      f"and then failed verification on fresh inputs: {verdict.reason}")
+        timing["suspicious_speedup_reverified"] = True
+    return timing
 
 
 def _origin(winner) -> str:
@@ -289,43 +335,46 @@ def _seed_candidate(seed: CacheEntry):
     return Candidate(seed.source, "seed", {"seed": seed.key[:12]}, seed.meta.get("description", "seed kernel"))
 
 
-def _search_with_progress(task, reference, candidates, options: Options, soc: str, worker=None) -> SearchResult:
+def _search_with_progress(task, reference, candidates, options: Options, target: Target, worker=None) -> SearchResult:
     sets = make_input_sets(task.inputs, task.traced_shapes, generic=not task.specialized)
     with tqdm(total=len(candidates), desc=f"torch_ascendgen: {task.name}", unit="kernel", delay=1.0,
               disable=not options.progress, leave=False) as bar:
         def advance(record):
             bar.set_postfix_str(("ok " if record.ok else "failed ") + record.candidate.label[:40], refresh=False)
             bar.update(1)
-        return search(task, reference, candidates, sets, options.tolerance, soc, progress=advance, worker=worker)
+        return search(task, reference, candidates, sets, options.tolerance, target, progress=advance, worker=worker)
 
 
-def _meta(task: KernelTask, soc: str, result: SearchResult, winner) -> dict:
+def _meta(task: KernelTask, target: Target, result: SearchResult, winner) -> dict:
     passed = list(dict.fromkeys(winner.verdict.passed_shapes)) if winner.verdict else []
     return {
         "task": task.graph_text, "name": task.name, "category": task.category,
         "inputs": [s.text() for s in task.inputs], "outputs": [s.text() for s in task.outputs],
-        "target": {"kind": "sim", "soc": soc}, "generator": winner.candidate.generator,
+        "target": target.describe(), "generator": winner.candidate.generator,
         "project_version": __version__, "winner": winner.summary(),
         "candidates": [r.summary() for r in result.records],
         "verified_shapes": [list(map(list, shapes)) for shapes in passed], "created": time.time(),
     }
 
 
-def _build(source: str):
-    from .simulator import compile_kernel
-
-    return compile_kernel(source, ENTRY, contract=True)
-
-
-def _load(entry: CacheEntry, cache: KernelCache, key: str):
+def _load(entry: CacheEntry, task: KernelTask, target: Target) -> ContractKernel | NpuKernel:
     """The kernel from the entry's own library (one load path for hits and fresh results)."""
+    if target.is_npu:
+        from .npu_build import NpuBuild
+        from .npu_runtime import NpuKernel
+
+        library = entry.library or build_kernel(entry.source, task, target).library
+        return NpuKernel(NpuBuild(entry.key, entry.directory, library, entry.directory / "build.log", 0.0, True),
+                         task, target.soc)
     from .build import SimBuild
     from .simulator import SimKernel
 
     if entry.library is None:
-        return _build(entry.source)
-    build = SimBuild(ENTRY, key, entry.directory, entry.library, 0.0, True)
-    return SimKernel(build, entry.source, "kernel.cpp")
+        kernel = SimKernel(build_kernel(entry.source, task, target), entry.source, "kernel.cpp")
+    else:
+        kernel = SimKernel(SimBuild(ENTRY, entry.key, entry.directory, entry.library, 0.0, True), entry.source,
+                           "kernel.cpp")
+    return ContractKernel(kernel, task, target.soc)
 
 
 def record_verified_shape(compiled: CompiledKernel, shapes: tuple, cache_dir: Path | None) -> None:

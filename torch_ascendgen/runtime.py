@@ -179,7 +179,8 @@ def kernel_op(compiled) -> Callable[[list[torch.Tensor]], list[torch.Tensor]]:
         _LIBRARY = torch.library.Library("ascendgen", "FRAGMENT")
     runner, task = compiled.runner, compiled.runner.task
     _LIBRARY.define(f"{name}(Tensor[] inputs) -> Tensor[]")
-    _LIBRARY.impl(name, lambda inputs: list(runner(*inputs)), "CPU")
+    # PrivateUse1 is the dispatch key torch_npu's "npu" device registers under
+    _LIBRARY.impl(name, lambda inputs: list(runner(*inputs)), "PrivateUse1" if compiled.target.is_npu else "CPU")
 
     def fake(inputs):
         shapes = output_shapes(task, [tuple(t.shape) for t in inputs])

@@ -118,7 +118,9 @@ class Worker:
     Use as a context manager: leaving it stops the child.
     """
 
-    def __init__(self, warm_up: Callable[[], Any], warm_up_timeout: float, what: str = "the worker process"):
+    def __init__(self, warm_up: Callable[[], Any], warm_up_timeout: float, what: str = "the worker process",
+                 memory_bytes: int | None = None):
+        self._memory_bytes = config.run_memory_bytes() if memory_bytes is None else memory_bytes  # 0: no limit
         self._folder = Path(tempfile.mkdtemp(prefix="ascendgen-worker-"))
         (self._folder / _WARM_UP_FILE).write_bytes(pickle.dumps((warm_up.__module__, warm_up.__qualname__)))
         self._warm_up_timeout = warm_up_timeout
@@ -137,7 +139,7 @@ class Worker:
         """Start a child now, so that its warm-up overlaps the caller's work (a no-op if one runs)."""
         if self._child is None and self._broken is None:
             self._children += 1
-            self._child = _Child(self._folder, self._children)
+            self._child = _Child(self._folder, self._children, self._memory_bytes)
 
     def call(self, function: Callable, *args: Any, timeout: float, what: str = "kernel run") -> Any:
         """``function(*args)`` in the child; its result, or its exception re-raised here.
@@ -160,6 +162,10 @@ class Worker:
         if status == "error":
             raise value
         return value
+
+    def restart(self) -> None:
+        """Stop the current child; the next call starts a fresh one."""
+        self._stop()
 
     def _ready(self) -> None:
         if self._broken is None:
@@ -190,14 +196,14 @@ class Worker:
 class _Child:
     """A running worker child: its process, the pipe it reports on, and its output file."""
 
-    def __init__(self, folder: Path, number: int):
+    def __init__(self, folder: Path, number: int, memory_bytes: int):
         self.folder = folder
         self.log_path = folder / f"output-{number}.log"
         self.calls = 0
         self.warm_up_outcome: tuple[str, Any] | None = None
         read_end, write_end = os.pipe()
         command = [sys.executable, "-m", "torch_ascendgen.sandbox", _WORKER_FLAG, str(folder),
-                   str(config.run_memory_bytes()), str(write_end)]
+                   str(memory_bytes), str(write_end)]
         try:
             with open(self.log_path, "wb") as log:
                 self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT,

@@ -24,13 +24,16 @@ import torch
 
 from . import config
 from .build import SimBuild
+from .npu_build import NpuBuild
 from .capture import KernelTask
 from .errors import (AscendGenError, KernelBuildError, KernelCrashError, KernelTimeoutError, SimulatorError)
 from .generate import ENTRY, Candidate
 from .measure import Measurement, measure_sim
 from .sandbox import Worker
+from .target import Target
 from .verify import InputSet, Tolerance, Verdict, check
 
+NPU_WARMUP, NPU_REPEATS = 5, 50  # a candidate's timing on the NPU (the winner is timed again against the original)
 _EXPECTED_FAILURES = (KernelBuildError, SimulatorError, KernelCrashError, KernelTimeoutError, ValueError)
 
 
@@ -64,28 +67,31 @@ class SearchResult:
         return min(passing, key=lambda r: r.measurement.time_ns) if passing else None
 
 
-def candidate_worker() -> Worker:
+def candidate_worker(target: Target) -> Worker:
     """The child process candidates run in; one can serve several searches (the model's repair rounds)."""
     start_limit = config.build_timeout_s() + config.run_timeout_s()  # it may build the runtime module
+    if target.is_npu:  # no address-space limit: the NPU runtime reserves large virtual ranges for device memory
+        return Worker(prepare_npu_child, start_limit, "the process that runs candidates on the NPU", memory_bytes=0)
     return Worker(prepare_child, start_limit, "the process that runs candidates")
 
 
 def search(task: KernelTask, reference: Callable, candidates: Sequence[Candidate], input_sets: Sequence[InputSet],
-           tolerance: Tolerance | None, soc: str, progress: Callable[[CandidateRecord], None] | None = None,
+           tolerance: Tolerance | None, target: Target, progress: Callable[[CandidateRecord], None] | None = None,
            worker: Worker | None = None) -> SearchResult:
     """Evaluate every candidate against ``reference``: built in parallel here, run in a child process
-    (``worker``'s, kept running for the caller; else one of its own)."""
+    (``worker``'s, kept running for the caller; else one of its own) on ``target``."""
     if worker is None:
-        with candidate_worker() as own:
-            return search(task, reference, candidates, input_sets, tolerance, soc, progress, own)
+        with candidate_worker(target) as own:
+            return search(task, reference, candidates, input_sets, tolerance, target, progress, own)
     portable = dataclasses.replace(task, graph=None, output_tree=None)  # specs only: what a child needs
     records = []
     with ThreadPoolExecutor(max_workers=config.search_workers()) as pool:
         worker.start()  # it imports torch while the candidates compile (no-op when it is running)
-        builds = [pool.submit(_build, candidate) for candidate in candidates]
+        builds = [pool.submit(_build, candidate, task, target) for candidate in candidates]
         try:
             for candidate, build in zip(candidates, builds):
-                records.append(_evaluate(worker, portable, reference, candidate, build, input_sets, tolerance, soc))
+                records.append(_evaluate(worker, portable, reference, candidate, build, input_sets, tolerance,
+                                         target))
                 if progress:
                     progress(records[-1])
         finally:
@@ -94,20 +100,31 @@ def search(task: KernelTask, reference: Callable, candidates: Sequence[Candidate
     return SearchResult(tuple(records))
 
 
-def _build(candidate: Candidate) -> tuple[SimBuild | Exception, float]:
-    """The candidate's library (not loaded: its static initialisers must not run here), or why not."""
+def build_kernel(source: str, task: KernelTask, target: Target) -> SimBuild | NpuBuild:
+    """``source``'s library for ``target``, not loaded (its static initialisers must not run in this process).
+    Raises KernelBuildError for the source's faults, NpuUnavailable for the toolkit's."""
+    if target.is_npu:
+        from .npu_build import compile_npu_kernel
+
+        gm_args = len(task.inputs) + len(task.outputs) + 2  # + workspace, tiling
+        return compile_npu_kernel(source, gm_args, target.soc, target.toolkit)
     from .simulator import compile_kernel
 
+    return compile_kernel(source, ENTRY, contract=True).build
+
+
+def _build(candidate: Candidate, task: KernelTask, target: Target) -> tuple[SimBuild | NpuBuild | Exception, float]:
+    """The candidate's library, or why not."""
     started = time.perf_counter()
     try:
-        built: SimBuild | Exception = compile_kernel(candidate.source, ENTRY, contract=True).build
+        built: SimBuild | NpuBuild | Exception = build_kernel(candidate.source, task, target)
     except _EXPECTED_FAILURES as exc:
         built = exc
     return built, time.perf_counter() - started
 
 
 def _evaluate(worker: Worker, task: KernelTask, reference: Callable, candidate: Candidate, build: Future,
-              input_sets: Sequence[InputSet], tolerance: Tolerance | None, soc: str) -> CandidateRecord:
+              input_sets: Sequence[InputSet], tolerance: Tolerance | None, target: Target) -> CandidateRecord:
     built, build_seconds = build.result()
     started = time.perf_counter()
 
@@ -118,9 +135,11 @@ def _evaluate(worker: Worker, task: KernelTask, reference: Callable, candidate: 
     if isinstance(built, Exception):
         return record(None, _describe(built))
     try:
-        runs = _run_isolated(worker, built, candidate, task, input_sets, soc)
+        runs = _run_isolated(worker, built, candidate, task, input_sets, target)
     except _EXPECTED_FAILURES as exc:
         return record(None, _describe(exc))
+    if target.is_npu and any(run.error and not run.declined for run in runs):
+        worker.restart()  # a fault can leave the device context unusable: the next candidate gets a new child
     if runs[0].declined:
         return record(None, f"it declines the traced shapes ({runs[0].error})")
     passed: list = []
@@ -134,12 +153,15 @@ def _evaluate(worker: Worker, task: KernelTask, reference: Callable, candidate: 
     return record(dataclasses.replace(verdict, passed_shapes=tuple(passed)), "", runs[0].measurement)
 
 
-def _run_isolated(worker: Worker, build: SimBuild, candidate: Candidate, task: KernelTask,
-                  input_sets: Sequence[InputSet], soc: str) -> list["SetRun"]:
+def _run_isolated(worker: Worker, build: SimBuild | NpuBuild, candidate: Candidate, task: KernelTask,
+                  input_sets: Sequence[InputSet], target: Target) -> list["SetRun"]:
     """run_candidate in the worker's child. A crash counts only in a child that ran nothing before:
     an earlier candidate may have corrupted that child's memory."""
     def call() -> list[SetRun]:
-        return worker.call(run_candidate, build, candidate.source, task, list(input_sets), soc,
+        if target.is_npu:
+            return worker.call(run_npu_candidate, build, task, list(input_sets), target,
+                               timeout=config.run_timeout_s(), what=f"candidate {candidate.label}")
+        return worker.call(run_candidate, build, candidate.source, task, list(input_sets), target.soc,
                            timeout=config.run_timeout_s(), what=f"candidate {candidate.label}")
 
     shared = worker.calls_in_child > 0
@@ -209,6 +231,46 @@ def run_candidate(build: SimBuild, source: str, task: KernelTask, input_sets: li
         modified = tuple(i for i, (a, b) in enumerate(zip(input_set.tensors, clones)) if not _same_bits(a, b))
         measurement = measure_sim(lambda: kernel.run(*clones), report.estimated_ns, repeats=1) if not runs else None
         runs.append(SetRun(outputs, modified, "", measurement))
+    return runs
+
+
+def prepare_npu_child() -> None:
+    """The NPU worker child's warm-up: torch_npu imported and the NPU runtime module built (once per machine)."""
+    from .cann import torch_npu_module
+    from .npu_runtime import npu_runtime_module
+
+    torch_npu_module()
+    npu_runtime_module()
+
+
+def run_npu_candidate(build: NpuBuild, task: KernelTask, input_sets: list[InputSet], target: Target) -> list[SetRun]:
+    """Run ``build`` on the NPU on every input set (copied to the device; outputs copied back); the first set's
+    launches timed with NPU events. Stops at the first error."""
+    from .cann import torch_npu_module
+    from .measure import measure_npu
+    from .npu_runtime import NpuKernel
+    from .runtime import ShapeDeclined
+
+    torch_npu_module()
+    npu = torch.npu
+    npu.set_device(target.device)
+    kernel = NpuKernel(build, task, target.soc)
+    runs = []
+    for input_set in input_sets:
+        on_device = [t.to(target.device) for t in input_set.tensors]
+        try:
+            outputs = kernel(*on_device)
+            npu.synchronize()  # a fault on the device surfaces here, as this candidate's
+        except ShapeDeclined as exc:
+            runs.append(SetRun(error=str(exc), declined=True))
+            continue
+        except (ValueError, RuntimeError, AscendGenError) as exc:
+            runs.append(SetRun(error=f"{type(exc).__name__}: {exc}"))
+            break
+        modified = tuple(i for i, (a, b) in enumerate(zip(input_set.tensors, on_device)) if not _same_bits(a, b.cpu()))
+        measurement = (measure_npu(lambda: kernel(*on_device), npu, warmup=NPU_WARMUP, repeats=NPU_REPEATS)
+                       if not runs else None)
+        runs.append(SetRun(tuple(o.cpu() for o in outputs), modified, "", measurement))
     return runs
 
 
