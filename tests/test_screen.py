@@ -58,6 +58,8 @@ def test_replies_without_a_usable_block_are_rejected(text, finish, reason):
     (lambda s: s.replace("ascendgen_kernel", "my_kernel"), "does not define the entry"),
     (lambda s: s.replace("GET_TILING_DATA(t, tiling);", "TilingData t{};"), "GET_TILING_DATA"),
     (lambda s: s.replace('#include "kernel_operator.h"', ""), 'must #include "kernel_operator.h"'),
+    (lambda s: s.replace('#include "kernel_operator.h"', '#include "kernel_operator.h"\n#undef GET_TILING_DATA\n'
+                         '#define GET_TILING_DATA(t, p) TilingData t{}'), "the build provides it"),
     (lambda s: s + "// " + "x" * MAX_SOURCE_BYTES, "the limit is 65536"),
 ])
 def test_forbidden_or_incomplete_sources_are_rejected_with_a_reason(good, edit, reason):

@@ -78,6 +78,9 @@ def _check_forbidden(code: str) -> None:
         hidden = [name for name in _FORBIDDEN_CALLS if re.search(rf"\b{name}\b", line)]
         if hidden:
             raise ScreenRejected(f"a #define names `{hidden[0]}`, which kernels may not call")
+    if re.search(r"#\s*(?:define|undef)\s+GET_TILING_DATA\b", code):
+        raise ScreenRejected("the kernel defines GET_TILING_DATA; the build provides it (on the NPU it also declares "
+                             "the kernel type): call `GET_TILING_DATA(t, tiling);` without defining it")
     if _TOKEN_PASTE.search(code):
         raise ScreenRejected("#define with # or ## (stringising or token pasting) is not allowed; write the "
                              "code out")
