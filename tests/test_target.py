@@ -95,3 +95,22 @@ def test_the_npu_identity_carries_soc_cann_torch_npu_and_bisheng_flags(monkeypat
     versions["torch_npu"] = "2.13.0.post1"
     assert npu.identity != identity
     assert sim_target("Ascend910B2").identity.startswith("sim|Ascend910B2|")
+
+
+def test_an_unusable_npu_toolkit_makes_the_call_run_the_original_with_a_warning(monkeypatch, tmp_path):
+    """NpuUnavailable anywhere on the NPU path (a toolkit too old, a runtime module that does not build) is a
+    fallback with the reason, never an exception out of the user's call."""
+    import torch_ascendgen.api as api
+    from torch_ascendgen import AscendGenWarning, ascend_kernel
+    from torch_ascendgen.errors import NpuUnavailable
+
+    def unusable(*args):
+        raise NpuUnavailable("CANN 7.0.0 at /opt/cann is too old")
+
+    monkeypatch.setattr(api, "resolve_target", unusable)
+    fast = ascend_kernel(torch.relu, cache_dir=tmp_path, progress=False)
+    x = torch.randn(4, 8)
+    with pytest.warns(AscendGenWarning, match="runs as the original function: CANN 7.0.0 at /opt/cann is too old"):
+        torch.testing.assert_close(fast(x), torch.relu(x))
+    with pytest.raises(NpuUnavailable):
+        ascend_kernel(torch.relu, cache_dir=tmp_path, progress=False, strict=True)(x)

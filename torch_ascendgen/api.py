@@ -22,7 +22,7 @@ from torch.nn.utils.stateless import _reparametrize_module
 
 from . import config
 from .capture import capture
-from .errors import AscendGenError, AscendGenWarning, UnsupportedFunction
+from .errors import AscendGenError, AscendGenWarning, NpuUnavailable, UnsupportedFunction
 from .pipeline import GENERATORS, CompiledKernel, Options, compile_task, record_verified_shape
 from .runtime import kernel_op
 from .search import verify_in_process
@@ -128,7 +128,7 @@ class KernelFunction:
     def _prepare(self, args: tuple) -> _Route:
         try:
             return self._kernel_route(args)
-        except UnsupportedFunction as exc:
+        except (UnsupportedFunction, NpuUnavailable) as exc:
             if self._options.strict:
                 raise
             self._warn(str(exc))
@@ -163,7 +163,7 @@ class KernelFunction:
         self._verify_shape(compiled, flat_function, tensors)
         flat = spec == pytree.tree_flatten(tuple(range(len(leaves))))[1]
         handler = _call_path(kernel_op(compiled), task.output_tree, positions, len(leaves), module, flat)
-        if module is None and flat and len(positions) == len(leaves):  # only tensors: the fast path can serve it
+        if module is None and flat and len(positions) == len(leaves) and not target.is_npu:  # the fast path: CPU only
             recent = (tuple(map(type, args)), tuple(t.shape for t in args), tuple(t.dtype for t in args), handler)
             return _Route(handler, recent)
         return _Route(handler)

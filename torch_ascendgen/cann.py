@@ -351,7 +351,10 @@ def current_soc(device_index: int = 0) -> str:
     if not 0 <= device_index < count:
         raise NpuUnavailable(f"NPU {device_index} does not exist: {count} NPU(s) are visible (0..{count - 1}).")
     try:
-        raw = str(npu.get_device_name(device_index))
+        # get_device_properties initialises the device and is per device; get_device_name ignores its index and
+        # can read an empty name before the first NPU tensor exists (torch_npu/npu/utils.py)
+        properties = getattr(npu, "get_device_properties", None)
+        raw = str(properties(device_index).name if properties else npu.get_device_name(device_index))
     except Exception as exc:  # noqa: BLE001
         raise NpuUnavailable(f"torch_npu cannot read NPU {device_index}'s SoC name: {describe(exc)}.\n"
                              f"{_DEVICE_FIX}") from exc

@@ -85,7 +85,12 @@ class OnDevice:
         return self.runner.plan([t.to(self.device) for t in inputs])
 
     def __call__(self, *inputs):
-        return tuple(output.cpu() for output in self.runner(*[t.to(self.device) for t in inputs]))
+        on_device = [t.to(self.device) for t in inputs]
+        outputs = tuple(output.cpu() for output in self.runner(*on_device))
+        for index, (host, device) in enumerate(zip(inputs, on_device)):  # the verifier sees only the host copies
+            if not torch.equal(host.contiguous().view(torch.uint8), device.cpu().contiguous().view(torch.uint8)):
+                raise ValueError(f"the kernel modified its input {index}")
+        return outputs
 
 
 def _cache(cache_dir: Path | None) -> KernelCache:
@@ -219,7 +224,7 @@ def _create(task: KernelTask, reference: Callable, options: Options, target: Tar
     if winner is None:
         reasons = "; ".join(f"{r.candidate.label}: {r.failure}" for r in result.records)
         raise UnsupportedFunction(f"no candidate kernel passed verification ({reasons})")
-    return _publish(cache, key, task, reference, target, result, winner, {}), _origin(winner)
+    return _publish(cache, key, task, reference, target, result, winner, {}, options.tolerance), _origin(winner)
 
 
 def _builtin_search(task: KernelTask, reference: Callable, options: Options, target: Target, worker=None) -> SearchResult:
@@ -255,7 +260,7 @@ def _ask_model(task: KernelTask, reference: Callable, options: Options, target: 
         if baseline.winner is None:
             raise UnsupportedFunction(str(exc)) from None
         _without_model(task, exc)
-        return _publish_builtin(cache, task, reference, target, baseline), _origin(baseline.winner)
+        return _publish_builtin(cache, task, reference, target, options.tolerance, baseline), _origin(baseline.winner)
     result = SearchResult(baseline.records + outcome.records)
     winner = result.winner
     if winner is None:
@@ -263,11 +268,11 @@ def _ask_model(task: KernelTask, reference: Callable, options: Options, target: 
     provenance = {id(r): p for r, p in zip(outcome.records, outcome.provenance)}
     if outcome.server_failed and id(winner) not in provenance:
         _without_model(task, outcome.stopped)
-        return _publish_builtin(cache, task, reference, target, baseline), _origin(winner)
+        return _publish_builtin(cache, task, reference, target, options.tolerance, baseline), _origin(winner)
     llm = {**provenance.get(id(winner), {"model": outcome.model, "prompt_version": PROMPT_VERSION}),
            "winner_is_model": id(winner) in provenance, "task_tokens": outcome.tokens,
            "transcript": str(outcome.transcript)}
-    return _publish(cache, key, task, reference, target, result, winner, {"llm": llm}), _origin(winner)
+    return _publish(cache, key, task, reference, target, result, winner, {"llm": llm}, options.tolerance), _origin(winner)
 
 
 def _without_model(task: KernelTask, reason) -> None:
@@ -275,10 +280,11 @@ def _without_model(task: KernelTask, reason) -> None:
                   "the model is asked again in the next process", AscendGenWarning, stacklevel=2)
 
 
-def _publish_builtin(cache: KernelCache, task: KernelTask, reference: Callable, target: Target, baseline: SearchResult) -> CacheEntry:
+def _publish_builtin(cache: KernelCache, task: KernelTask, reference: Callable, target: Target,
+                     tolerance: Tolerance | None, baseline: SearchResult) -> CacheEntry:
     """The built-in winner under the built-in key: the server failed, so the model is asked again next time."""
     key = _builtin_key(task, target)
-    return _publish(cache, key, task, reference, target, baseline, baseline.winner, {})
+    return _publish(cache, key, task, reference, target, baseline, baseline.winner, {}, tolerance)
 
 
 def _model_failure(outcome) -> str:
@@ -291,16 +297,17 @@ def _model_failure(outcome) -> str:
 
 
 def _publish(cache: KernelCache, key: str, task: KernelTask, reference: Callable, target: Target,
-             result: SearchResult, winner, extra: dict) -> CacheEntry:
+             result: SearchResult, winner, extra: dict, tolerance: Tolerance | None) -> CacheEntry:
     build = build_kernel(winner.candidate.source, task, target)
     if target.is_npu:
-        extra = {**extra, "npu_timing": _against_original(task, reference, build, target)}
+        extra = {**extra, "npu_timing": _against_original(task, reference, build, target, tolerance)}
     library = build.library
     meta = {**_meta(task, target, result, winner), **extra}
     return cache.publish(key, {"kernel.cpp": winner.candidate.source.encode(), LIBRARY_FILE: library}, meta)
 
 
-def _against_original(task: KernelTask, reference: Callable, build, target: Target) -> dict:
+def _against_original(task: KernelTask, reference: Callable, build, target: Target,
+                      tolerance: Tolerance | None) -> dict:
     """The winner and the original function timed on the NPU the same way in one run (measure.compare_npu).
     A speed-up above measure.SUSPICIOUS_SPEEDUP is believed only after the kernel passes again on fresh inputs."""
     from .measure import compare_npu
@@ -310,14 +317,18 @@ def _against_original(task: KernelTask, reference: Callable, build, target: Targ
     kernel = NpuKernel(build, task, target.soc)  # verified in the child: trusted enough to load here
     (normal, *_) = make_input_sets(task.inputs, task.traced_shapes, generic=False)
     inputs = [t.to(target.device) for t in normal.tensors]
-    comparison = compare_npu(lambda: kernel(*inputs), lambda: reference(*inputs), torch.npu)
+    try:
+        with torch.npu.device(target.device_index):  # events, streams and the flush buffer on the kernel's NPU
+            comparison = compare_npu(lambda: kernel(*inputs), lambda: reference(*inputs), torch.npu)
+    except RuntimeError as exc:
+        raise UnsupportedFunction(f"timing its kernel against the original on the NPU failed: {exc}") from None
     timing = {"kernel_ns": comparison.kernel.time_ns, "original_ns": comparison.original.time_ns,
               "speedup": comparison.speedup, "kernel_spread_ns": comparison.kernel.spread_ns,
               "original_spread_ns": comparison.original.spread_ns, "samples": comparison.kernel.samples}
     if comparison.suspicious:
         fresh = make_input_sets(task.inputs, task.traced_shapes, generic=not task.specialized,
                                 seed=int(time.time()) % 100_000 + 1)
-        verdict = verify_in_process(reference, OnDevice(kernel, target.device), fresh, None)
+        verdict = verify_in_process(reference, OnDevice(kernel, target.device), fresh, tolerance)
         if not verdict.ok:
             raise UnsupportedFunction(f"its fastest kernel timed {comparison.speedup:.0f}x faster than the original "
                                       f"and then failed verification on fresh inputs: {verdict.reason}")

@@ -258,19 +258,21 @@ def run_npu_candidate(build: NpuBuild, task: KernelTask, input_sets: list[InputS
     runs = []
     for input_set in input_sets:
         on_device = [t.to(target.device) for t in input_set.tensors]
-        try:
+        try:  # a fault on the device surfaces at a synchronisation or a copy: every launch and copy is in here
             outputs = kernel(*on_device)
-            npu.synchronize()  # a fault on the device surfaces here, as this candidate's
+            npu.synchronize()
+            host = tuple(output.cpu() for output in outputs)
+            modified = tuple(i for i, (a, b) in enumerate(zip(input_set.tensors, on_device))
+                             if not _same_bits(a, b.cpu()))
+            measurement = (measure_npu(lambda: kernel(*on_device), npu, warmup=NPU_WARMUP, repeats=NPU_REPEATS)
+                           if not runs else None)
         except ShapeDeclined as exc:
             runs.append(SetRun(error=str(exc), declined=True))
             continue
         except (ValueError, RuntimeError, AscendGenError) as exc:
             runs.append(SetRun(error=f"{type(exc).__name__}: {exc}"))
             break
-        modified = tuple(i for i, (a, b) in enumerate(zip(input_set.tensors, on_device)) if not _same_bits(a, b.cpu()))
-        measurement = (measure_npu(lambda: kernel(*on_device), npu, warmup=NPU_WARMUP, repeats=NPU_REPEATS)
-                       if not runs else None)
-        runs.append(SetRun(tuple(o.cpu() for o in outputs), modified, "", measurement))
+        runs.append(SetRun(host, modified, "", measurement))
     return runs
 
 

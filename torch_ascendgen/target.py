@@ -12,6 +12,7 @@ the SoC, the simulator headers, the compiler and its flags.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable
 
@@ -71,8 +72,11 @@ def npu_target(device_index: int, soc: str | None = None) -> Target:
     missing (CANN, bisheng, torch_npu, the device) and the fix."""
     from .cann import current_soc, require_cann, torch_npu_module
 
+    from .npu_build import build_mode
+
     torch_npu_module()
     toolkit = require_cann()
+    build_mode(toolkit)  # a toolkit too old, or of unreadable version, is refused here rather than at the build
     detected = current_soc(device_index)
     if soc and soc != detected:
         raise NpuUnavailable(f"soc={soc!r} was asked for, but NPU {device_index} is a {detected}; leave soc unset "
@@ -125,8 +129,10 @@ def _sim_identity(soc: str) -> str:
 
 def _npu_identity(soc: str, toolkit: CannToolkit) -> str:
     from .cann import torch_npu_version
-    from .npu_build import npu_build_flags
+    from .npu_build import NPU_ABI_VERSION, launcher_source, npu_build_flags
     from .toolchain import compiler_identity
 
+    launcher = hashlib.sha256(launcher_source("kernel.cpp", 3).encode()).hexdigest()[:16]
     return "|".join(["npu", soc, f"cann {toolkit.version}", f"torch_npu {torch_npu_version()}",
-                     compiler_identity(str(toolkit.bisheng)), " ".join(npu_build_flags(soc, toolkit))])
+                     compiler_identity(str(toolkit.bisheng)), " ".join(npu_build_flags(soc, toolkit)),
+                     f"launcher {launcher} abi {NPU_ABI_VERSION}"])
