@@ -426,3 +426,14 @@ def test_value_fn_replaces_the_normal_values():
     sets = sets_for(*F32_MATRIX, traced=[(4, 64)], value_fn=positive)
     assert (sets[0].tensors[0] >= 0.5).all()
     assert verify(torch.log, torch.log, sets).ok
+
+
+def test_a_symbol_repeated_in_one_input_keeps_every_set_within_the_element_budget():
+    """Attention scores (s0, s1, s2, s2): a long tail of 1003 on s2 alone would be ~1 GB per tensor."""
+    spec = TensorSpec(torch.float32, ("s0", "s1", "s2", "s2"))
+    sets = make_input_sets([spec], [(2, 4, 64, 64)])
+    assert len(sets) == 6
+    for input_set in sets:
+        (scores,) = input_set.tensors
+        assert math.prod(scores.shape) <= MAX_ELEMENTS, input_set.name
+        assert scores.shape[2] == scores.shape[3]

@@ -141,7 +141,7 @@ def make_input_sets(
         plans += [("edge values", traced, "edge"), ("inf and nan", traced, "nonfinite")]
     if generic and symbols:
         fixed = max(math.prod(int(size) for size in spec.shape if not isinstance(size, str)) for spec in inputs)
-        for label, binding in _shape_bindings(symbols, fixed):
+        for label, binding in _shape_bindings(symbols, fixed, _powers(inputs, symbols)):
             plans.append((label, _bind(inputs, binding), "normal"))
     sets, seen = [], set()
     for index, (label, shapes, fill) in enumerate(plans):
@@ -176,19 +176,26 @@ def _symbols(inputs: Sequence[TensorSpec]) -> list[str]:
     return symbols
 
 
-def _shape_bindings(symbols: list[str], fixed: int = 1) -> list[tuple[str, dict[str, int]]]:
+def _powers(inputs: Sequence[TensorSpec], symbols: list[str]) -> list[int]:
+    """How often each symbol appears in one input at most: attention scores (s0, s1, s2, s2) hold s2 squared."""
+    return [max(1, *(spec.shape.count(symbol) for spec in inputs)) for symbol in symbols]
+
+
+def _shape_bindings(symbols: list[str], fixed: int = 1, powers: list[int] | None = None,
+                    ) -> list[tuple[str, dict[str, int]]]:
     """Sizes for each symbol: small tails, long tails on the last symbol, and many blocks.
 
     ``fixed`` is the largest product of an input's fixed (non-symbolic) sizes: the symbols share
-    what is left of the element budget.
+    what is left of the element budget; ``powers``: how often each symbol appears in one input.
     """
+    powers = powers or [1] * len(symbols)
     count = len(symbols)
     budget = max(3 ** count, MAX_ELEMENTS // max(1, fixed))
     small = _cycle(SMALL_TAILS, count)
     long = list(reversed(_cycle(LONG_TAILS, count)))
     base = _odd(round(max(3 ** count, MANY_BLOCKS_ELEMENTS // max(1, fixed)) ** (1 / count)))
     many = [max(3, base - 2 * i) for i in range(count)]
-    return [(label, dict(zip(symbols, _fit(sizes, budget)))) for label, sizes in
+    return [(label, dict(zip(symbols, _fit(sizes, budget, powers)))) for label, sizes in
             (("tail", small), ("tail", long), ("many blocks", many))]
 
 
@@ -200,14 +207,15 @@ def _odd(size: int) -> int:
     return max(3, size if size % 2 else size - 1)
 
 
-def _fit(sizes: list[int], budget: int = MAX_ELEMENTS) -> list[int]:
+def _fit(sizes: list[int], budget: int = MAX_ELEMENTS, powers: list[int] | None = None) -> list[int]:
     """Halve the largest size until every symbol bound at once stays within MAX_ELEMENTS.
 
-    The bound is on the product over all symbols, because broadcasting inputs of shapes
-    (s0, 1) and (1, s1) gives an output of s0 * s1 elements.
+    The bound is on the product over all symbols (each to its power), because broadcasting inputs
+    of shapes (s0, 1) and (1, s1) gives an output of s0 * s1 elements.
     """
     sizes = list(sizes)
-    while math.prod(sizes) > budget and max(sizes) > 3:
+    powers = powers or [1] * len(sizes)
+    while math.prod(size ** power for size, power in zip(sizes, powers)) > budget and max(sizes) > 3:
         largest = sizes.index(max(sizes))
         sizes[largest] = _odd(sizes[largest] // 2)
     return sizes
