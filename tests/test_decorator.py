@@ -137,11 +137,12 @@ def test_an_input_requiring_grad_after_a_hit_runs_the_original_and_gets_gradient
 
 def test_a_new_batch_size_after_a_hit_is_verified_before_the_kernel_runs_on_it(tmp_path, monkeypatch):
     fast, kernel = _hit(tmp_path)
-    from torch_ascendgen import api
+    from torch_ascendgen import search
     from torch_ascendgen.verify import Verdict
 
     launches = _launches(monkeypatch)
-    monkeypatch.setattr(api, "verify_in_process", lambda *a, **k: Verdict(False, "rejected by the test", kind="values"))
+    monkeypatch.setattr(search, "verify_in_process",
+                        lambda *a, **k: Verdict(False, "rejected by the test", kind="values"))
     gate, up = torch.randn(5, 64), torch.randn(5, 64)
     with pytest.warns(AscendGenWarning, match="failed verification at shapes"):
         result = fast(gate, up)

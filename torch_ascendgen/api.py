@@ -20,14 +20,11 @@ import torch
 import torch.utils._pytree as pytree
 from torch.nn.utils.stateless import _reparametrize_module
 
-from . import config
 from .capture import capture
 from .errors import AscendGenError, AscendGenWarning, NpuUnavailable, UnsupportedFunction
-from .pipeline import GENERATORS, CompiledKernel, Options, compile_task, record_verified_shape
+from .pipeline import CompiledKernel, Options, compile_task, verify_shape
 from .runtime import kernel_op
-from .search import verify_in_process
-from .target import TARGETS, resolve_target
-from .verify import make_input_sets
+from .target import resolve_target
 
 
 def ascend_kernel(function: Callable | None = None, *, variants: int | None = None, target: str | None = None,
@@ -41,22 +38,9 @@ def ascend_kernel(function: Callable | None = None, *, variants: int | None = No
     OpenAI-compatible model at ``llm_url``, serving ``llm_model``). Options left unset come from the
     environment (see torch_ascendgen/config.py).
     """
-    from .verify import Tolerance
-
-    if (rtol is None) != (atol is None):
-        raise ValueError("give both rtol and atol, or neither (dtype-aware defaults)")
-    options = Options(
-        variants=variants if variants is not None else config.variants(),
-        target=target or config.target(), generator=generator or config.generator(),
-        tolerance=Tolerance(rtol, atol) if rtol is not None else None,
-        strict=config.strict() if strict is None else strict,
-        cache_dir=Path(cache_dir) if cache_dir is not None else None, soc=soc,
-        progress=config.progress() if progress is None else progress, llm_url=llm_url, llm_model=llm_model,
-    )
-    if options.target not in TARGETS:
-        raise ValueError(f"target must be one of {', '.join(map(repr, TARGETS))}, not {options.target!r}")
-    if options.generator not in GENERATORS:
-        raise ValueError(f"generator must be one of {', '.join(GENERATORS)}, not {options.generator!r}")
+    options = Options.from_arguments(variants=variants, target=target, generator=generator, rtol=rtol, atol=atol,
+                                     strict=strict, cache_dir=cache_dir, soc=soc, progress=progress,
+                                     llm_url=llm_url, llm_model=llm_model)
     if function is None:
         return lambda f: KernelFunction(f, options)
     return KernelFunction(function, options)
@@ -160,7 +144,7 @@ class KernelFunction:
         compiled = self._kernels.get((task.key, target))
         if compiled is None:
             compiled = self._kernels[(task.key, target)] = compile_task(task, flat_function, self._options, target)
-        self._verify_shape(compiled, flat_function, tensors)
+        verify_shape(compiled, flat_function, tensors, self._options)
         flat = spec == pytree.tree_flatten(tuple(range(len(leaves))))[1]
         handler = _call_path(kernel_op(compiled), task.output_tree, positions, len(leaves), module, flat)
         if module is None and flat and len(positions) == len(leaves) and not target.is_npu:  # the fast path: CPU only
@@ -168,21 +152,6 @@ class KernelFunction:
             return _Route(handler, recent)
         return _Route(handler)
 
-    def _verify_shape(self, compiled: CompiledKernel, reference: Callable, tensors: list[torch.Tensor]) -> None:
-        shapes = tuple(tuple(t.shape) for t in tensors)
-        if shapes in compiled.verified_shapes:
-            return
-        try:
-            compiled.runner.plan(tensors)
-        except ValueError as exc:
-            raise UnsupportedFunction(f"its kernel cannot take shapes {list(map(list, shapes))}: {exc}") from None
-        specs = compiled.runner.task.inputs
-        sets = make_input_sets(specs, shapes, generic=False)
-        verdict = verify_in_process(reference, compiled.host_runner, sets, self._options.tolerance)
-        if not verdict.ok:
-            raise UnsupportedFunction(f"its kernel failed verification at shapes {list(map(list, shapes))}: "
-                                      f"{verdict.reason}")
-        record_verified_shape(compiled, shapes, self._options.cache_dir)
 
     def _call_original(self, args: tuple):
         return self._function(*args)

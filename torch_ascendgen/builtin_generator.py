@@ -36,6 +36,21 @@ _REDUCTIONS = {"aten.sum.dim_IntList", "aten.sum.default", "aten.mean.dim", "ate
                "aten.native_layer_norm.default",
                "aten.cumsum.default", "aten.cumprod.default", "aten.flip.default"}  # scans and flips: row ops too
 
+# Ops in the lowering tables that only serve others (sizes, constants) or stay views in eager code
+_NOT_A_REGION_OP = {"aten.sym_size.int", "aten.full.default", "aten.scalar_tensor.default", "aten.expand.default"}
+
+
+def reduction_ops() -> frozenset[str]:
+    """The ATen ops the generator lowers that reduce, scan or normalise along dimensions."""
+    return frozenset(_REDUCTIONS)
+
+
+def lowered_ops() -> frozenset[str]:
+    """The ATen ops a fused region handed to this generator may hold (the torch.compile backend's partitioner)."""
+    from .lowering import HANDLERS
+
+    return frozenset((set(HANDLERS) | _REDUCTIONS) - _NOT_A_REGION_OP)
+
 
 @dataclass(frozen=True)
 class Plan:

@@ -220,3 +220,20 @@ def ascend_install_roots() -> list[Path]:
 def bisheng_override() -> Path | None:
     """The bisheng compiler to use instead of the toolkit's own (a path, or a name looked up on PATH)."""
     return _optional_path(BISHENG_ENV)
+
+
+# ---- the torch.compile backend ---------------------------------------------------------------------
+
+MIN_REGION_OPS_ENV = "TORCH_ASCENDGEN_MIN_REGION_OPS"
+COMPILE_REPORT_ENV = "TORCH_ASCENDGEN_COMPILE_REPORT"
+
+
+def min_region_ops() -> int:
+    """A graph region with fewer ATen ops stays eager: a kernel of one elementwise op moves the bytes eager
+    moves, plus a launch."""
+    return int(_get(MIN_REGION_OPS_ENV, "2"))
+
+
+def compile_report() -> bool:
+    """Print each compiled graph's report (regions made kernels, regions left eager and why, times)."""
+    return _get(COMPILE_REPORT_ENV, "0").lower() in ("1", "true", "yes", "on")

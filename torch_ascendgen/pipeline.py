@@ -32,7 +32,7 @@ from .generate import ENTRY, generate
 from .prompts import PROMPT_VERSION
 from .runtime import ContractKernel
 from .search import SearchResult, build_kernel, candidate_worker, search
-from .target import Target, resolve_target
+from .target import TARGETS, Target, resolve_target
 from .verify import Tolerance, make_input_sets
 
 if TYPE_CHECKING:
@@ -55,6 +55,31 @@ class Options:
     progress: bool = True
     llm_url: str | None = None  # the model server; None: config.llm_url()
     llm_model: str | None = None  # None: config.llm_model()
+
+    @classmethod
+    def from_arguments(cls, *, variants: int | None = None, target: str | None = None, generator: str | None = None,
+                       rtol: float | None = None, atol: float | None = None, strict: bool | None = None,
+                       cache_dir: str | Path | None = None, soc: str | None = None, progress: bool | None = None,
+                       llm_url: str | None = None, llm_model: str | None = None) -> "Options":
+        """The decorator's keyword arguments (and torch.compile's options) as Options; unset ones from the
+        environment (config.py). Raises ValueError naming a bad value."""
+        if (rtol is None) != (atol is None):
+            raise ValueError("give both rtol and atol, or neither (dtype-aware defaults)")
+        options = cls(
+            variants=int(variants) if variants is not None else config.variants(),
+            target=target or config.target(), generator=generator or config.generator(),
+            tolerance=Tolerance(float(rtol), float(atol)) if rtol is not None else None,
+            strict=config.strict() if strict is None else bool(strict),
+            cache_dir=Path(cache_dir) if cache_dir is not None else None, soc=soc,
+            progress=config.progress() if progress is None else bool(progress), llm_url=llm_url, llm_model=llm_model,
+        )
+        if options.target not in TARGETS:
+            raise ValueError(f"target must be one of {', '.join(map(repr, TARGETS))}, not {options.target!r}")
+        if options.generator not in GENERATORS:
+            raise ValueError(f"generator must be one of {', '.join(GENERATORS)}, not {options.generator!r}")
+        if options.variants < 1:
+            raise ValueError(f"variants must be at least 1, not {options.variants}")
+        return options
 
 
 @dataclass(frozen=True)
@@ -386,6 +411,26 @@ def _load(entry: CacheEntry, task: KernelTask, target: Target) -> ContractKernel
         kernel = SimKernel(SimBuild(ENTRY, entry.key, entry.directory, entry.library, 0.0, True), entry.source,
                            "kernel.cpp")
     return ContractKernel(kernel, task, target.soc)
+
+
+def verify_shape(compiled: CompiledKernel, reference: Callable, tensors: list[torch.Tensor], options: Options) -> None:
+    """A kernel runs at new shapes only after passing there (recorded for every process). Raises
+    UnsupportedFunction when its tiling declines the shapes or its results are wrong there."""
+    from .search import verify_in_process
+
+    shapes = tuple(tuple(t.shape) for t in tensors)
+    if shapes in compiled.verified_shapes:
+        return
+    try:
+        compiled.runner.plan(tensors)
+    except ValueError as exc:
+        raise UnsupportedFunction(f"its kernel cannot take shapes {list(map(list, shapes))}: {exc}") from None
+    sets = make_input_sets(compiled.runner.task.inputs, shapes, generic=False)
+    verdict = verify_in_process(reference, compiled.host_runner, sets, options.tolerance)
+    if not verdict.ok:
+        raise UnsupportedFunction(f"its kernel failed verification at shapes {list(map(list, shapes))}: "
+                                  f"{verdict.reason}")
+    record_verified_shape(compiled, shapes, options.cache_dir)
 
 
 def record_verified_shape(compiled: CompiledKernel, shapes: tuple, cache_dir: Path | None) -> None:
