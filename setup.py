@@ -40,5 +40,7 @@ setup(
         "npu": ["torch_npu"],
         "llm": ["vllm"],  # optional: to serve a model on this machine (`vllm serve MODEL`)
     },
+    # torch.compile(model, backend="ascendgen"): dynamo finds backends through this entry point group
+    entry_points={"torch_dynamo_backends": ["ascendgen = torch_ascendgen.backend:ascendgen_backend"]},
     cmdclass={"build_py": BuildPyWithCsrc},
 )

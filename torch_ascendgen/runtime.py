@@ -14,6 +14,7 @@ import os
 import shutil
 import sys
 import sysconfig
+import threading
 from pathlib import Path
 from types import ModuleType
 from typing import Callable
@@ -163,6 +164,7 @@ class ContractKernel:
 
 _LIBRARY: torch.library.Library | None = None
 _OPS: dict[str, Callable] = {}
+_OPS_LOCK = threading.Lock()
 
 
 def kernel_op(compiled) -> Callable[[list[torch.Tensor]], list[torch.Tensor]]:
@@ -171,10 +173,16 @@ def kernel_op(compiled) -> Callable[[list[torch.Tensor]], list[torch.Tensor]]:
     A kernel's op name is unique per cache key: torch.library refuses to redefine a schema, and a
     loaded kernel library cannot be unloaded, so one key is one op for the life of the process.
     """
-    global _LIBRARY
     name = "k_" + compiled.entry.key[:24]
-    if name in _OPS:
-        return _OPS[name]
+    op = _OPS.get(name)
+    if op is None:
+        with _OPS_LOCK:  # two threads reaching a new kernel at once must not define it twice
+            op = _OPS.get(name) or _define_op(name, compiled)
+    return op
+
+
+def _define_op(name: str, compiled) -> Callable:
+    global _LIBRARY
     if _LIBRARY is None:
         _LIBRARY = torch.library.Library("ascendgen", "FRAGMENT")
     runner, task = compiled.runner, compiled.runner.task

@@ -1,0 +1,160 @@
+"""torch.compile(model, backend="ascendgen") on small models, side by side in one run:
+
+- regions of the model's graphs turned into kernels (of all regions the partitioner found);
+- compile time: the first call of the compiled model in a fresh process, cold (an empty kernel cache:
+  every region is searched; the simulator's content-hashed builds of earlier runs on this machine may
+  be reused) and warm (a second fresh process on that cache);
+- estimated NPU time of the model's graphs with the kernels against eager PyTorch (simulator). Kernels:
+  the simulator's cost model at the model's shapes. Eager: every ATen op of the graph as the bytes it
+  reads and writes at the SoC's HBM bandwidth (soc.py hbm_gb_per_s) plus the cost model's fixed 3 us
+  launch; views are free; matmuls are counted by bytes only, which underestimates them, and they run
+  eagerly in both columns, so the difference between the columns is the regions' alone.
+
+    python benchmarks/compile_bench.py
+    python benchmarks/compile_bench.py --models mlp,loss    # a subset
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class MLP(nn.Module):
+    """Linear -> GELU -> Linear (the bias and GELU are one region; the matmuls stay eager)."""
+
+    def __init__(self, d=256, hidden=1024):
+        super().__init__()
+        self.up, self.down = nn.Linear(d, hidden), nn.Linear(hidden, d)
+
+    def forward(self, x):
+        return self.down(F.gelu(self.up(x)))
+
+
+class RMSNorm(nn.Module):
+    def __init__(self, d, eps=1e-6):
+        super().__init__()
+        self.weight, self.eps = nn.Parameter(torch.rand(d) + 0.5), eps
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
+class Block(nn.Module):
+    """A LLaMA-style block: rms-norm, attention (softmax), residual, rms-norm, SwiGLU MLP, residual."""
+
+    def __init__(self, d=256, heads=4, hidden=512):
+        super().__init__()
+        self.norm1, self.norm2, self.heads = RMSNorm(d), RMSNorm(d), heads
+        self.qkv, self.proj = nn.Linear(d, 3 * d, bias=False), nn.Linear(d, d, bias=False)
+        self.gate, self.up, self.down = (nn.Linear(d, hidden, bias=False), nn.Linear(d, hidden, bias=False),
+                                         nn.Linear(hidden, d, bias=False))
+
+    def forward(self, x):
+        b, t, d = x.shape
+        q, k, v = self.qkv(self.norm1(x)).split(d, dim=-1)
+        q, k, v = (z.view(b, t, self.heads, d // self.heads).transpose(1, 2) for z in (q, k, v))
+        scores = torch.softmax((q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(d // self.heads)), dim=-1)
+        h = x + self.proj((scores @ v).transpose(1, 2).reshape(b, t, d))
+        n = self.norm2(h)
+        return h + self.down(F.silu(self.gate(n)) * self.up(n))
+
+
+class LossHead(nn.Module):
+    """A classifier head and its loss: Linear -> smooth-L1 against a target, reduced to one value."""
+
+    def __init__(self, d=256, classes=128):
+        super().__init__()
+        self.fc = nn.Linear(d, classes)
+
+    def forward(self, x, target):
+        return F.smooth_l1_loss(self.fc(x), target)
+
+
+MODELS = {
+    "mlp": (MLP, lambda: (torch.randn(64, 256),)),
+    "block": (Block, lambda: (torch.randn(2, 64, 256),)),
+    "loss": (LossHead, lambda: (torch.randn(64, 256), torch.randn(64, 128))),
+}
+
+CHILD = """
+import json, sys, time
+sys.path.insert(0, {bench_dir!r})
+started = time.perf_counter()
+import torch
+from compile_bench import MODELS
+from torch_ascendgen.backend import reports
+model_class, make_inputs = MODELS[{model!r}]
+torch.manual_seed(0)
+model = model_class().eval()
+inputs = make_inputs()
+compiled = torch.compile(model, backend="ascendgen", options={{"variants": {variants}, "progress": False,
+                                                                "cache_dir": {cache_dir!r}}})
+with torch.no_grad():
+    first = time.perf_counter()
+    out = compiled(*inputs)
+    seconds = time.perf_counter() - first
+    torch.testing.assert_close(out, model(*inputs), rtol=1e-4, atol=1e-4)
+graphs = reports()
+print("RESULT", json.dumps({{
+    "seconds": seconds, "process_seconds": time.perf_counter() - started,
+    "regions": sum(len(r.regions) for r in graphs), "kernels": sum(len(r.kernels) for r in graphs),
+    "origins": [k.origin for r in graphs for k in r.kernels],
+    "compiled_ns": sum(r.compiled_ns for r in graphs), "eager_ns": sum(r.eager_ns for r in graphs),
+    "eager_reasons": [g.reason[:140] for r in graphs for g in r.regions if not g.kernel],
+}}))
+"""
+
+
+def run_child(model: str, cache_dir: str, variants: int) -> dict:
+    code = textwrap.dedent(CHILD.format(bench_dir=os.path.dirname(os.path.abspath(__file__)), model=model,
+                                        cache_dir=cache_dir, variants=variants))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=1800)
+    if done.returncode != 0:
+        raise RuntimeError(f"{model}: {done.stderr[-3000:]}")
+    return json.loads(next(line[7:] for line in done.stdout.splitlines() if line.startswith("RESULT ")))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--models", default=",".join(MODELS), help="comma-separated: " + ", ".join(MODELS))
+    parser.add_argument("--variants", type=int, default=4, help="kernel variants searched per region")
+    args = parser.parse_args()
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="ascendgen_compile_bench_") as cache_dir:
+        for model in args.models.split(","):
+            cold = run_child(model, cache_dir, args.variants)
+            warm = run_child(model, cache_dir, args.variants)
+            rows.append((model, cold, warm))
+    print(f"torch.compile(model, backend='ascendgen'), variants={args.variants}, simulator "
+          f"(first call of the compiled model in a fresh process; cold: empty kernel cache, warm: a second process)")
+    header = (f"{'model':<7} {'kernels/regions':>15} {'cold s':>8} {'warm s':>8} {'est. NPU us: kernels':>21} "
+              f"{'eager':>9} {'speed-up':>9}  warm origins")
+    print(header)
+    print("-" * len(header))
+    for model, cold, warm in rows:
+        speedup = cold["eager_ns"] / cold["compiled_ns"] if cold["compiled_ns"] else float("nan")
+        print(f"{model:<7} {cold['kernels']:>7}/{cold['regions']:<7} {cold['seconds']:8.2f} {warm['seconds']:8.2f} "
+              f"{cold['compiled_ns'] / 1000:21.2f} {cold['eager_ns'] / 1000:9.2f} {speedup:8.2f}x  "
+              f"{','.join(sorted(set(warm['origins']))) or '-'}")
+        for reason in dict.fromkeys(cold["eager_reasons"]):
+            print(f"{'':<9}eager region: {reason}")
+    print("\nEstimated NPU time of the model's graphs. Kernels: the simulator's cost model at the model's shapes. "
+          "Eager: each ATen op's bytes read and written at the SoC's HBM bandwidth (soc.py hbm_gb_per_s) plus the "
+          "cost model's 3 us launch; views free; matmuls by bytes only (an underestimate, eager in both columns).")
+
+
+if __name__ == "__main__":
+    main()
