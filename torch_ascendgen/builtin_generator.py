@@ -305,7 +305,6 @@ def _ub_bytes(task: KernelTask, plan: Plan, lowering: Lowering, tile: int, buffe
 def _emit(task: KernelTask, plan: Plan, lowering: Lowering, tile: int, buffers: int) -> str:
     if plan.template == "reduce_all":
         return _emit_reduce_all(task, plan, lowering, tile, buffers)
-    n_in, n_out = len(task.inputs), len(task.outputs)
     config = [f"constexpr uint32_t TILE = {tile};", f"constexpr int32_t BUFFER_NUM = {buffers};",
               f"constexpr uint32_t TEMPS = {max(1, lowering.slots('full'))};",
               f"constexpr uint32_t MASKS = {max(1, lowering.slots('mask'))};",
@@ -416,7 +415,7 @@ _ACC_COMBINE = {"sum": "v += p;", "max": "if (p > v || p != p) v = p;", "min": "
 
 
 def _emit_reduce_all(task: KernelTask, plan: Plan, lowering: Lowering, tile: int, buffers: int) -> str:
-    n_in, n_out = len(task.inputs), len(task.outputs)
+    n_out = len(task.outputs)
     accumulators = lowering.accumulators
     config = [f"constexpr uint32_t TILE = {tile};", f"constexpr int32_t BUFFER_NUM = {buffers};",
               f"constexpr uint32_t TEMPS = {max(1, lowering.slots('full'))};",

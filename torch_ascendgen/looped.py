@@ -250,7 +250,6 @@ def _coalesced_groups(graph: torch.fx.Graph, layout: Layout) -> tuple[int, int]:
 
 
 def _map_dims(graph: torch.fx.Graph, layout: Layout) -> None:
-    rank = len(layout.full)
     for node in graph.nodes:
         if "shape" not in node.meta:
             continue
