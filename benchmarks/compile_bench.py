@@ -30,26 +30,9 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tests"))
 
-
-class MLP(nn.Module):
-    """Linear -> GELU -> Linear (the bias and GELU are one region; the matmuls stay eager)."""
-
-    def __init__(self, d=256, hidden=1024):
-        super().__init__()
-        self.up, self.down = nn.Linear(d, hidden), nn.Linear(hidden, d)
-
-    def forward(self, x):
-        return self.down(F.gelu(self.up(x)))
-
-
-class RMSNorm(nn.Module):
-    def __init__(self, d, eps=1e-6):
-        super().__init__()
-        self.weight, self.eps = nn.Parameter(torch.rand(d) + 0.5), eps
-
-    def forward(self, x):
-        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+from backend_models import MLP, RMSNorm  # noqa: E402  (shared with tests/test_backend.py)
 
 
 class Block(nn.Module):
@@ -84,7 +67,7 @@ class LossHead(nn.Module):
 
 
 MODELS = {
-    "mlp": (MLP, lambda: (torch.randn(64, 256),)),
+    "mlp": (lambda: MLP(256, 1024), lambda: (torch.randn(64, 256),)),
     "block": (Block, lambda: (torch.randn(2, 64, 256),)),
     "loss": (LossHead, lambda: (torch.randn(64, 256), torch.randn(64, 128))),
 }

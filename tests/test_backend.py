@@ -21,6 +21,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 import torch_ascendgen.pipeline as pipeline
+from backend_models import MLP, RMSNorm
 from torch_ascendgen import ascend_kernel
 from torch_ascendgen.backend import last_report, parse_options, reports
 
@@ -49,24 +50,6 @@ def no_generation(*args, **kwargs):
 
 
 # ---- models --------------------------------------------------------------------------------------------
-
-
-class MLP(nn.Module):
-    def __init__(self, d=64, hidden=128):
-        super().__init__()
-        self.up, self.down = nn.Linear(d, hidden), nn.Linear(hidden, d)
-
-    def forward(self, x):
-        return self.down(F.gelu(self.up(x)))
-
-
-class RMSNorm(nn.Module):
-    def __init__(self, d, eps=1e-6):
-        super().__init__()
-        self.weight, self.eps = nn.Parameter(torch.rand(d) + 0.5), eps
-
-    def forward(self, x):
-        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
 
 
 class Block(nn.Module):

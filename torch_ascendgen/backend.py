@@ -66,8 +66,8 @@ class BackendSettings:
     """What torch.compile's ``options`` asked for: the pipeline's Options and the backend's own."""
 
     options: Options = field(default_factory=Options)
-    min_region_ops: int = 2  # config.min_region_ops()
-    report: bool = False
+    min_region_ops: int = field(default_factory=config.min_region_ops)
+    report: bool = field(default_factory=config.compile_report)
 
 
 def parse_options(options: dict | None) -> BackendSettings:

@@ -13,6 +13,7 @@ and compiles only the kernel.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -22,6 +23,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 from filelock import FileLock
 
@@ -156,10 +158,7 @@ def _prune_support(root: Path) -> None:
 
 
 def _build_support(directory: Path) -> float:
-    staging = directory.with_name(f".{directory.name}.{os.getpid()}.tmp")
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
-    try:
+    with staged(directory) as staging:
         started = time.perf_counter()
         include = f"-I{sim_include_dir()}"
         (staging / PRELUDE_FILE).write_text(PRELUDE)
@@ -174,12 +173,27 @@ def _build_support(directory: Path) -> float:
         seconds = time.perf_counter() - started
         manifest = {"seconds": seconds, "precompiled_header": precompiled, "flags": compile_flags(),
                     "compiler": compiler_identity(config.cxx())}
-        (staging / MANIFEST_FILE).write_text(json.dumps(manifest, indent=1))
-        shutil.rmtree(directory, ignore_errors=True)  # an incomplete leftover of a killed build
-        os.replace(staging, directory)
+        publish(staging, directory, manifest)
         return seconds
+
+
+@contextlib.contextmanager
+def staged(directory: Path) -> Iterator[Path]:
+    """An empty staging directory beside ``directory``, removed on leaving unless ``publish`` moved it into place."""
+    staging = directory.with_name(f".{directory.name}.{os.getpid()}.tmp")
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    try:
+        yield staging
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def publish(staging: Path, directory: Path, manifest: dict) -> None:
+    """The staged build renamed into place; its manifest, written last, marks it complete."""
+    (staging / MANIFEST_FILE).write_text(json.dumps(manifest, indent=1))
+    shutil.rmtree(directory, ignore_errors=True)  # an incomplete leftover of a killed build
+    os.replace(staging, directory)
 
 
 def _complete(directory: Path) -> bool:
@@ -187,10 +201,7 @@ def _complete(directory: Path) -> bool:
 
 
 def _build_into(directory: Path, source: str, entry: str, support: SimSupport) -> float:
-    staging = directory.with_name(f".{directory.name}.{os.getpid()}.tmp")
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
-    try:
+    with staged(directory) as staging:
         (staging / KERNEL_FILE).write_text(source)
         (staging / "export.cpp").write_text(EXPORT_SHIM.format(kernel=KERNEL_FILE, entry=entry))
         prelude = ["-include", str(support.prelude)] if support.prelude else []
@@ -204,9 +215,5 @@ def _build_into(directory: Path, source: str, entry: str, support: SimSupport) -
         (staging / "build.log").write_text(log)
         manifest = {"entry": entry, "seconds": seconds, "flags": build_flags(), "compiler": compiler_identity(config.cxx()),
                     "support": support.key}
-        (staging / MANIFEST_FILE).write_text(json.dumps(manifest, indent=1))
-        shutil.rmtree(directory, ignore_errors=True)  # an incomplete leftover of a killed build
-        os.replace(staging, directory)
+        publish(staging, directory, manifest)
         return seconds
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)

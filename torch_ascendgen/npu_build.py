@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING
 from filelock import FileLock
 
 from . import config
-from .build import KERNEL_FILE, LIBRARY_FILE, MANIFEST_FILE
+from .build import KERNEL_FILE, LIBRARY_FILE, MANIFEST_FILE, publish, staged
 from .errors import KernelBuildError, NpuUnavailable
 from .generate import ENTRY
 from .soc import ARCH_310P, ARCH_A2, SocProfile, get_soc
@@ -326,10 +326,7 @@ def _load(directory: Path, key: str, seconds: float, cached: bool) -> NpuBuild:
 
 def _build_into(directory: Path, source: str, gm_args: int, soc: SocProfile, toolkit: CannToolkit) -> float:
     """Stage the sources, run bisheng, then publish the directory (or keep it as a failed build)."""
-    staging = directory.with_name(f".{directory.name}.{os.getpid()}.tmp")
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
-    try:
+    with staged(directory) as staging:
         (staging / KERNEL_FILE).write_text(source)
         (staging / LAUNCHER_FILE).write_text(launcher_source(KERNEL_FILE, gm_args))
         command = bisheng_command(Path(LAUNCHER_FILE), Path(LIBRARY_FILE), soc, toolkit)
@@ -344,12 +341,8 @@ def _build_into(directory: Path, source: str, gm_args: int, soc: SocProfile, too
         manifest = {"soc": soc.name, "gm_args": gm_args, "cann": toolkit.version, "cann_home": str(toolkit.home),
                     "bisheng": compiler_identity(command[0]), "mode": build_mode(toolkit), "command": command,
                     "abi_version": NPU_ABI_VERSION, "seconds": seconds}
-        (staging / MANIFEST_FILE).write_text(json.dumps(manifest, indent=1))
-        shutil.rmtree(directory, ignore_errors=True)  # an incomplete leftover of a killed build
-        os.replace(staging, directory)
+        publish(staging, directory, manifest)
         return seconds
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
 
 
 def _run_compiler(command: list[str], cwd: Path) -> tuple[str | None, str]:
