@@ -11,6 +11,7 @@ result is never wrong: a kernel runs on a shape only after passing verification 
 from __future__ import annotations
 
 import functools
+import sys
 import types
 import warnings
 from pathlib import Path
@@ -20,8 +21,9 @@ import torch
 import torch.utils._pytree as pytree
 from torch.nn.utils.stateless import _reparametrize_module
 
+from . import guard
 from .capture import capture
-from .errors import AscendGenError, AscendGenWarning, NpuUnavailable, UnsupportedFunction
+from .errors import AscendGenError, AscendGenWarning, UnsupportedFunction
 from .pipeline import CompiledKernel, Options, compile_task, verify_shape
 from .runtime import kernel_op
 from .target import resolve_target
@@ -51,6 +53,7 @@ class _Route(NamedTuple):
 
     handler: Callable[[tuple], Any]
     recent: tuple | None = None  # (classes, shapes, dtypes, handler): see KernelFunction.__call__
+    warning: str = ""  # why this signature runs the original function (said once, after its first call)
 
 
 _NO_RECENT = ((), (), (), None)
@@ -89,7 +92,10 @@ class KernelFunction:
                     break
                 index += 1
             else:
-                return handler(args)
+                try:
+                    return handler(args)
+                except Exception as exc:  # noqa: BLE001 - a kernel's failure: the original runs (guard.py)
+                    return self._kernel_failed(args, exc)
         return self._dispatch_call(args, kwargs)
 
     def kernels(self) -> list[CompiledKernel]:
@@ -100,23 +106,59 @@ class KernelFunction:
         if kwargs:
             return self._function(*args, **kwargs) if not self._options.strict else self._refuse(
                 "keyword arguments are not supported yet; pass arguments positionally")
-        key = _signature(args)
+        try:
+            key = _signature(args)
+            hash(key)
+        except TypeError as exc:  # an unhashable constant: nothing to remember the call by
+            return self._fallback(args, UnsupportedFunction(
+                f"an argument cannot be told apart from call to call ({exc}); pass arrays as tensors and other "
+                "constants as numbers, strings or tuples"))
+        except Exception as exc:  # noqa: BLE001 - default mode: the original function, never our exception
+            return self._fallback(args, exc)
         route = self._dispatch.get(key)
         if route is None:
             route = self._dispatch[key] = self._prepare(args)
+            if route.warning:  # said only once the original has run: its own exceptions are the caller's
+                result = route.handler(args)
+                self._warn(route.warning)
+                return result
         if route.recent is not None:
             self._recent = route.recent
-        return route.handler(args)
+        if route.handler == self._call_original:
+            return route.handler(args)
+        try:
+            return route.handler(args)
+        except Exception as exc:  # noqa: BLE001 - a kernel's failure: the original runs (guard.py)
+            return self._kernel_failed(args, exc)
 
     # -- the slow path: once per signature
     def _prepare(self, args: tuple) -> _Route:
+        """The route for this signature: a kernel, or (whatever fails, in default mode) the original function."""
         try:
             return self._kernel_route(args)
-        except (UnsupportedFunction, NpuUnavailable) as exc:
+        except Exception as exc:  # noqa: BLE001 - default mode: the original function, never our exception
             if self._options.strict:
-                raise
-            self._warn(str(exc))
-            return _Route(self._call_original)
+                raise guard.typed(exc) from exc
+            return _Route(self._call_original, warning=guard.reason(exc))
+
+    def _fallback(self, args: tuple, exc: Exception):
+        """The original's result for a call we could not even classify (strict: the typed error)."""
+        if self._options.strict:
+            raise guard.typed(exc) from exc
+        result = self._function(*args)
+        self._warn(guard.reason(exc))
+        return result
+
+    def _kernel_failed(self, args: tuple, exc: Exception):
+        """A kernel raised at run time: this signature runs the original from now on, with one warning."""
+        if self._options.strict:
+            raise guard.typed(exc) from exc
+        self._recent = _NO_RECENT
+        try:
+            self._dispatch[_signature(args)] = _Route(self._call_original)
+        except Exception:  # noqa: BLE001 - unkeyable: the next call classifies it again
+            pass
+        return self._fallback(args, exc)
 
     def _kernel_route(self, args: tuple) -> _Route:
         module = args[0] if args and isinstance(args[0], torch.nn.Module) else None
@@ -124,6 +166,8 @@ class KernelFunction:
         positions = [i for i, leaf in enumerate(leaves) if isinstance(leaf, torch.Tensor)]
         state = _module_state(module)
         tensors = [leaves[i] for i in positions] + [t for _, t in state]
+        if any(t.numel() == 0 for t in tensors):
+            return _Route(self._call_original)  # an empty tensor: nothing for a kernel to compute
         _check_eligible(tensors, module)
         target = resolve_target(self._options.target, self._options.soc, {t.device for t in tensors})
         names = [name for name, _ in state]
@@ -152,7 +196,6 @@ class KernelFunction:
             return _Route(handler, recent)
         return _Route(handler)
 
-
     def _call_original(self, args: tuple):
         return self._function(*args)
 
@@ -161,10 +204,18 @@ class KernelFunction:
             self._warned.add(reason)
             name = getattr(self._function, "__qualname__", "function")
             warnings.warn(f"torch_ascendgen: {name} runs as the original function: {reason}", AscendGenWarning,
-                          stacklevel=5)
+                          stacklevel=_caller_level())
 
     def _refuse(self, reason: str):
         raise AscendGenError(reason)
+
+
+def _caller_level() -> int:
+    """warnings.warn's stacklevel that points at the first frame outside this module: the user's call."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename == __file__:
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def _call_path(op: Callable, tree, positions: list[int], leaf_count: int, module: torch.nn.Module | None,
@@ -227,7 +278,8 @@ def _check_eligible(tensors: list[torch.Tensor], module: torch.nn.Module | None)
         raise UnsupportedFunction("its inputs require grad and kernels are inference-only for now; call it under "
                                   "torch.no_grad() or torch.inference_mode()")
     if any(not t.is_contiguous() for t in tensors):
-        raise UnsupportedFunction("it was given non-contiguous tensors; kernels take contiguous ones")
+        raise UnsupportedFunction("it was given non-contiguous tensors (views, transposes or channels_last); kernels "
+                                  "take contiguous ones: pass .contiguous() tensors to use a kernel")
     if module is not None and any(isinstance(m, torch.nn.modules.batchnorm._BatchNorm) and m.training
                                   for m in module.modules()):
         raise UnsupportedFunction("it holds a BatchNorm in training mode, which updates its running statistics")

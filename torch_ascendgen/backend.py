@@ -32,6 +32,7 @@ import logging
 import operator
 import threading
 import time
+import warnings
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -39,9 +40,9 @@ import torch
 import torch.fx
 from torch.fx.passes.utils.fuser_utils import fuse_as_graphmodule, fuse_by_partitions, topo_sort
 
-from . import config
+from . import config, guard
 from .capture import capture
-from .errors import AscendGenError, UnsupportedFunction
+from .errors import AscendGenError, AscendGenWarning, UnsupportedFunction
 from .builtin_generator import lowered_ops, reduction_ops
 from .pipeline import CompiledKernel, Options, compile_task, verify_shape
 from .runtime import kernel_op
@@ -49,7 +50,14 @@ from .target import Target, resolve_target
 
 logger = logging.getLogger("torch_ascendgen")
 
-EAGER_LAUNCH_NS = 3000.0  # per eager op: the simulator cost model's fixed launch cost (cost_model.h)
+# An eager op is a kernel launch too, priced with the simulator cost model's own assumptions (cost_model.h), so a
+# region's kernel and its eager ops are compared on one scale: the launch, one block dispatched per 16 KB of its
+# result (up to the vector cores), one GM read latency, and its bytes at the HBM bandwidth. Its compute is not
+# counted: the estimate is a lower bound, and a kernel must beat it.
+EAGER_LAUNCH_NS = 3000.0
+EAGER_BLOCK_DISPATCH_NS = 40.0
+EAGER_BLOCK_BYTES = 16 * 1024
+GM_READ_LATENCY_CYCLES = 900.0
 REGION_PREFIX = "ascendgen_region_"
 
 # The options torch.compile(..., options={...}) takes: the decorator's, plus the backend's own two.
@@ -145,8 +153,8 @@ class CompileReport:
             return f"torch_ascendgen backend, {self.graph}: runs unchanged: {self.passthrough}"
         lines = [f"torch_ascendgen backend, {self.graph}: {len(self.kernels)} of {len(self.regions)} region(s) "
                  f"became kernels in {self.seconds:.2f} s (estimated NPU time on {self.soc}: kernels from the "
-                 "simulator's cost model; eager as bytes moved at the HBM bandwidth plus "
-                 f"{EAGER_LAUNCH_NS / 1000:g} us a launch per op)"]
+                 "simulator's cost model; eager as one launch per op, its blocks' dispatch and its bytes at the "
+                 "HBM bandwidth; a region whose kernel is not faster stays eager)"]
         lines += [region.line() for region in self.regions]
         lines.append(f"  whole graph: {self.compiled_ns / 1000:.2f} us with kernels vs {self.eager_ns / 1000:.2f} us "
                      f"eager ({self.other_eager_ns / 1000:.2f} us of it in ops that run eagerly either way)")
@@ -185,11 +193,22 @@ _GRAPH_NUMBERS = itertools.count(1)  # next() on a count is atomic: threads get 
 def ascendgen_backend(gm: torch.fx.GraphModule, example_inputs: list, options: dict | None = None,
                       mode: str | None = None) -> Callable:
     """The dynamo backend (registered as "ascendgen" by the package's ``torch_dynamo_backends`` entry point)."""
+    settings = parse_options(options)
+    name = f"graph {next(_GRAPH_NUMBERS)}"
+    try:
+        return _backend(gm, example_inputs, settings, name)
+    except Exception as exc:  # noqa: BLE001 - default mode: the graph runs as dynamo gave it, never our exception
+        if settings.options.strict:
+            raise guard.typed(exc) from exc
+        _warn(f"{name} runs as PyTorch eager: {guard.reason(exc)}")
+        _keep(CompileReport(name, passthrough=guard.reason(exc)), settings)
+        return gm.forward
+
+
+def _backend(gm: torch.fx.GraphModule, example_inputs: list, settings: "BackendSettings", name: str) -> Callable:
     from torch._decomp import core_aten_decompositions
     from torch._dynamo.backends.common import aot_autograd
 
-    settings = parse_options(options)
-    name = f"graph {next(_GRAPH_NUMBERS)}"
     if torch.is_grad_enabled() and any(isinstance(t, torch.Tensor) and t.requires_grad for t in example_inputs):
         reason = ("its inputs require grad with grad enabled, and kernels are inference-only for now; it runs as "
                   "PyTorch eager (call the model under torch.no_grad() or torch.inference_mode())")
@@ -215,10 +234,9 @@ def compile_graph(graph: torch.fx.GraphModule, example_inputs: list, settings: B
         return _compile_graph(graph, example_inputs, settings, name)
     except Exception as exc:  # noqa: BLE001 - eager, never wrong
         if untouched is None:
-            raise
-        logger.warning("torch_ascendgen backend: %s runs as PyTorch eager: rewriting it failed: %s: %s", name,
-                       type(exc).__name__, exc)
-        _keep(CompileReport(name, passthrough=f"rewriting it failed: {type(exc).__name__}: {exc}"), settings)
+            raise guard.typed(exc) from exc
+        _warn(f"{name} runs as PyTorch eager: rewriting it failed: {guard.reason(exc)}")
+        _keep(CompileReport(name, passthrough=f"rewriting it failed: {guard.reason(exc)}"), settings)
         return untouched
 
 
@@ -620,7 +638,17 @@ class RegionRunner(torch.nn.Module):
         handler = self.dispatch.get(_dispatch_key(inputs))
         if handler is None:
             handler = self.prepare(inputs)
-        return handler(inputs)
+        if handler == self._eager:
+            return handler(inputs)
+        try:
+            return handler(inputs)
+        except Exception as exc:  # noqa: BLE001 - a kernel's failure at run time: eager from now on (guard.py)
+            if self.settings.options.strict:
+                raise guard.typed(exc) from exc
+            self.dispatch[_dispatch_key(inputs)] = self._eager
+            _warn(f"{self.label} runs eagerly at shapes {[list(t.shape) for t in inputs]}: its kernel failed: "
+                  f"{guard.reason(exc)}")
+            return self._eager(inputs)
 
     def prepare(self, inputs) -> Callable:
         """The handler for these inputs' shapes and layouts (the kernel, or the ATen ops eagerly), remembered."""
@@ -629,9 +657,11 @@ class RegionRunner(torch.nn.Module):
             handler, _ = self.kernel_handler(inputs)
         except Exception as exc:  # noqa: BLE001 - whatever fails (cache I/O, a build, the device): eager, never wrong
             if self.settings.options.strict:
-                raise
-            self._log(str(exc) if isinstance(exc, UnsupportedFunction) else f"{type(exc).__name__}: {exc}",
-                      tuple(t.shape for t in inputs))
+                raise guard.typed(exc) from exc
+            if isinstance(exc, AscendGenError):
+                self._log(str(exc), tuple(t.shape for t in inputs))
+            else:
+                _warn(f"{self.label} runs eagerly at shapes {[list(t.shape) for t in inputs]}: {guard.reason(exc)}")
             handler = self._eager
         self.dispatch[key] = handler
         return handler
@@ -691,15 +721,28 @@ def _compile_region(graph: torch.fx.GraphModule, nodes: list[torch.fx.Node], set
         return runner
     except Exception as exc:  # noqa: BLE001 - anything else (cache I/O, a build, the device): eager, never wrong
         if settings.options.strict:
-            raise
-        report.reason = f"{type(exc).__name__}: {exc}"
+            raise guard.typed(exc) from exc
+        report.reason = guard.reason(exc)
+        if not isinstance(exc, AscendGenError):
+            _warn(f"{name} stays eager: {report.reason}")
         return runner
     finally:
         report.seconds = time.perf_counter() - started
-    runner.dispatch[_dispatch_key(tensors)] = handler
-    report.kernel, report.origin, report.key = True, compiled.origin, compiled.runner.task.key
+    report.origin, report.key = compiled.origin, compiled.runner.task.key
     report.kernel_ns = _kernel_ns(compiled, tensors)
+    if report.kernel_ns is None or report.kernel_ns > report.eager_ns:
+        estimate = "no estimate" if report.kernel_ns is None else f"an estimated {report.kernel_ns / 1000:.2f} us"
+        report.reason = (f"its kernel ({estimate}) is not faster than eager ({report.eager_ns / 1000:.2f} us "
+                         "estimated) at the graph's shapes")
+        return runner
+    runner.dispatch[_dispatch_key(tensors)] = handler
+    report.kernel = True
     return runner
+
+
+def _warn(message: str) -> None:
+    """One AscendGenWarning (a failure of ours, not a region the generator declined: those are log lines)."""
+    warnings.warn(f"torch_ascendgen backend: {message}", AscendGenWarning, stacklevel=2)
 
 
 def _dispatch_key(inputs) -> tuple:
@@ -738,16 +781,19 @@ def _kernel_ns(compiled: CompiledKernel, tensors: list[torch.Tensor]) -> float |
 
 
 def _eager_ns(node: torch.fx.Node, target: Target) -> float:
-    """Eager's estimate for one op: the bytes of its tensor arguments and results at the SoC's HBM bandwidth,
-    plus a launch. Views and getitems are free. A lower bound for matmuls (their FLOPs are not counted)."""
+    """Eager's estimate for one op (see EAGER_LAUNCH_NS): a launch, its blocks' dispatch, a GM latency and its
+    bytes at the HBM bandwidth. Views and getitems are free. Compute is not counted (a lower bound)."""
     from .soc import get_soc
 
     if node.op != "call_function" or _name(node) in _FREE_OPS or _is_view(node):
         return 0.0
+    soc = get_soc(target.soc)
     moved = sum(_bytes(a.meta.get("val")) for a in node.all_input_nodes)
     value = node.meta.get("val")
-    moved += sum(_bytes(v) for v in (value if isinstance(value, (tuple, list)) else (value,)))
-    return EAGER_LAUNCH_NS + moved / get_soc(target.soc).hbm_gb_per_s  # GB/s == bytes/ns
+    written = sum(_bytes(v) for v in (value if isinstance(value, (tuple, list)) else (value,)))
+    blocks = min(soc.vector_cores, max(1, -(-written // EAGER_BLOCK_BYTES)))
+    return (EAGER_LAUNCH_NS + blocks * EAGER_BLOCK_DISPATCH_NS + GM_READ_LATENCY_CYCLES / soc.clock_ghz
+            + (moved + written) / soc.hbm_gb_per_s)  # GB/s == bytes/ns
 
 
 def _is_view(node: torch.fx.Node) -> bool:

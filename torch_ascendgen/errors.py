@@ -84,3 +84,8 @@ class ScreenRejected(AscendGenError):
 class NpuUnavailable(AscendGenError):
     """The NPU target cannot be used here: CANN, bisheng, torch_npu or a device is missing or broken.
     The message names what is missing and the fix."""
+
+
+class InternalError(AscendGenError):
+    """torch_ascendgen itself failed: a bug, not the function's or a kernel's fault. Raised in strict mode (the
+    original exception is its ``__cause__``); in default mode the call runs the original function instead."""

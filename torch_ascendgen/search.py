@@ -277,7 +277,7 @@ def run_npu_candidate(build: NpuBuild, task: KernelTask, input_sets: list[InputS
 
 
 def _same_bits(a: torch.Tensor, b: torch.Tensor) -> bool:
-    return a.shape == b.shape and torch.equal(a.contiguous().view(torch.uint8), b.contiguous().view(torch.uint8))
+    return a.shape == b.shape and torch.equal(a.reshape(-1).view(torch.uint8), b.reshape(-1).view(torch.uint8))
 
 
 def verify_in_process(reference: Callable, runner: Callable, input_sets: Sequence[InputSet],
