@@ -215,6 +215,8 @@ def layout_of(graph: torch.fx.Graph) -> Layout:
             raise UnsupportedFunction("its reductions are over different dimensions; the built-in generator "
                                       "folds one set of dimensions per kernel")
         dims = list(reduced.pop())
+        if not dims:
+            raise UnsupportedFunction("it reduces a 0-dim tensor inside a larger computation")
         if dims != list(range(dims[0], dims[-1] + 1)):
             raise UnsupportedFunction(f"it reduces over dims {dims}, which are not adjacent")
         layout = Layout(full, dims[0], dims[-1] + 1)
@@ -277,6 +279,9 @@ def _map_dims(graph: torch.fx.Graph, layout: Layout) -> None:
 def _placeholder_map(node: torch.fx.Node, layout: Layout) -> list:
     """Right-aligned to the computation, or as its views place it (a [C] bias viewed as [1, C, 1, 1])."""
     shape, rank = node.meta["shape"], len(layout.full)
+    if len(shape) > rank:
+        raise UnsupportedFunction(f"an input of rank {len(shape)} meets a computation of rank {rank} (a reduction "
+                                  "to fewer dimensions combined with larger inputs)")
     aligned = [rank - len(shape) + j if s != 1 else None for j, s in enumerate(shape)]
     if all(d is None or shape[j] == layout.full[d] for j, d in enumerate(aligned)):
         return aligned
