@@ -21,6 +21,7 @@ Defences against the ways kernels pass checks they should fail (see ../shared/AS
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field, replace
 from typing import Callable, Sequence
@@ -28,6 +29,7 @@ from typing import Callable, Sequence
 import torch
 import torch.utils._pytree as pytree
 
+from .budgets import Budget, set_cost
 from .capture import TensorSpec
 from .errors import AscendGenError
 
@@ -36,6 +38,7 @@ MANY_BLOCKS_ELEMENTS = 1 << 19  # what the "many blocks" shape aims for: a tilin
 SMALL_TAILS = (7, 33, 5, 17, 3, 9, 11, 13, 15, 19, 21, 23)  # odd: never a multiple of 32 bytes
 LONG_TAILS = (1003, 33, 7, 5, 3, 9, 11, 13, 15, 17, 19, 21)
 NORM_FACTOR = 10.0  # an output's relative L2 error may reach NORM_FACTOR * rtol
+COMPARE_CHUNK = 1 << 20  # elements of an output compared at once (temporaries: a few dozen bytes each)
 
 # "Large" edge values: big enough to overflow exp() and half-precision squares, small enough that
 # a few of them squared and summed stay finite in float32, so a correct reduction is not failed
@@ -114,6 +117,16 @@ class Verdict:
 # Input sets
 
 
+@dataclass(frozen=True)
+class SetPlan:
+    """One input set to make: its label, its input shapes and how its values are filled ("normal", "edge",
+    "nonfinite", or "edge+nonfinite" when one set carries both)."""
+
+    label: str
+    shapes: tuple[tuple[int, ...], ...]
+    fill: str
+
+
 def make_input_sets(
     inputs: Sequence[TensorSpec],
     traced_shapes: Sequence[Sequence[int]],
@@ -122,39 +135,98 @@ def make_input_sets(
     seed: int = 0,
     value_fn: ValueFn | None = None,
     device: torch.device | str = "cpu",
+    outputs: Sequence[TensorSpec] = (),
+    budget: Budget | None = None,
 ) -> list[InputSet]:
-    """The input sets a candidate must pass, deterministic in ``seed``.
+    """The input sets a candidate must pass (see plan_input_sets), deterministic in ``seed``.
 
-    At the traced shapes: normal values, finite edge values, infinities and NaNs. When the task
-    is shape-generic (``generic``, i.e. ``not task.specialized``) and has symbols, also: small
-    tails, long tails (1003 on the last symbol) and "many blocks" (about 2**19 elements). Symbols
-    are bound to odd sizes >= 3 (never 1, which would change the broadcast pattern), distinct
-    where possible; a symbol shared by several inputs gets one value; dimensions of 1 stay 1.
-    ``value_fn(input_index, shape, dtype, generator)`` replaces the normal values (e.g. positive
-    values for a log); edge values are still sprinkled into them.
+    ``value_fn(input_index, shape, dtype, generator)`` replaces the normal values (e.g. positive values for a
+    log); edge values are still sprinkled into them. Raises UnsupportedFunction when even the traced shapes'
+    normal set does not fit the memory budget.
     """
-    traced = _checked_traced_shapes(inputs, traced_shapes)
-    symbols = _symbols(inputs)
-    has_float = any(spec.dtype.is_floating_point for spec in inputs)
-    plans = [("normal", traced, "normal")]
-    if has_float:
-        plans += [("edge values", traced, "edge"), ("inf and nan", traced, "nonfinite")]
-    if generic and symbols:
-        fixed = max(math.prod(int(size) for size in spec.shape if not isinstance(size, str)) for spec in inputs)
-        for label, binding in _shape_bindings(symbols, fixed, _powers(inputs, symbols)):
-            plans.append((label, _bind(inputs, binding), "normal"))
-    sets, seen = [], set()
-    for index, (label, shapes, fill) in enumerate(plans):
-        if (shapes, fill) in seen:
-            continue
-        seen.add((shapes, fill))
+    sets = []
+    for index, plan in enumerate(plan_input_sets(inputs, traced_shapes, outputs, generic=generic, budget=budget)):
         generator = torch.Generator().manual_seed(seed * 7919 + index)
         tensors = tuple(
-            _values(fill, i, spec.dtype, shape, generator, value_fn).to(device)
-            for i, (spec, shape) in enumerate(zip(inputs, shapes))
+            _values(plan.fill, i, spec.dtype, shape, generator, value_fn).to(device)
+            for i, (spec, shape) in enumerate(zip(inputs, plan.shapes))
         )
-        sets.append(InputSet(f"{label} {_shapes_text(shapes)}", tensors))
+        sets.append(InputSet(f"{plan.label} {_shapes_text(plan.shapes)}", tensors))
     return sets
+
+
+def plan_input_sets(inputs: Sequence[TensorSpec], traced_shapes: Sequence[Sequence[int]],
+                    outputs: Sequence[TensorSpec] = (), *, generic: bool = True,
+                    budget: Budget | None = None) -> list[SetPlan]:
+    """Which input sets to make, planned to fit ``budget`` (default: budgets.Budget.current()).
+
+    At the traced shapes, always: normal values (what the user runs). Then finite edge values and infinities and
+    NaNs: at the traced shapes, or, when those are big (budgets.BIG_SET_FRACTION) and the task is shape-generic,
+    at a small shape of the same rank and broadcast pattern; a specialised task that has room for only one more
+    set at its traced shapes gets one holding both kinds. When the task is shape-generic (``generic``, i.e. ``not
+    task.specialized``) and has symbols, also: small tails, long tails (1003 on the last symbol) and "many blocks"
+    (about 2**19 elements), each shrunk until it fits. Symbols are bound to odd sizes >= 3 (never 1, which would
+    change the broadcast pattern), distinct where possible; a symbol shared by several inputs gets one value;
+    dimensions of 1 stay 1. ``outputs`` (the task's output specs) make the estimate count the outputs too.
+    """
+    traced = _checked_traced_shapes(inputs, traced_shapes)
+    budget = budget or Budget.current()
+    cost = functools.partial(set_cost, inputs, outputs)
+    if not budget.fits([cost(traced)]):
+        raise budget.refuse(cost(traced), traced)
+    symbols = _symbols(inputs) if generic else []
+    powers = _powers(inputs, symbols)
+    plans = [SetPlan("normal", traced, "normal")]
+    if any(spec.dtype.is_floating_point for spec in inputs):
+        plans = _with_value_sets(plans, inputs, symbols, budget, cost)
+    if symbols:
+        fixed = max(math.prod(int(size) for size in spec.shape if not isinstance(size, str)) for spec in inputs)
+        for label, binding in _shape_bindings(symbols, fixed, powers):
+            plan = _shrunk(SetPlan(label, _bind(inputs, binding), "normal"), inputs, binding,
+                           lambda candidate: budget.fits([cost(p.shapes) for p in (*plans, candidate)]))
+            if plan is not None and all((p.shapes, p.fill) != (plan.shapes, plan.fill) for p in plans):
+                plans.append(plan)
+    return plans
+
+
+def _with_value_sets(plans: list[SetPlan], inputs, symbols: list[str], budget: Budget, cost) -> list[SetPlan]:
+    """``plans`` and the edge-value and inf/NaN sets, where they fit."""
+    traced = plans[0].shapes
+    shapes = traced
+    if symbols and budget.is_big(cost(traced)):
+        binding = _small_binding(inputs, symbols, traced, lambda s: budget.is_small(cost(s)))
+        shapes = _bind(inputs, binding)
+    both = [SetPlan("edge values", shapes, "edge"), SetPlan("inf and nan", shapes, "nonfinite")]
+    if budget.fits([cost(p.shapes) for p in (*plans, *both)]):
+        return plans + both
+    merged = SetPlan("edge values, inf and nan", shapes, "edge+nonfinite")
+    return plans + [merged] if budget.fits([cost(p.shapes) for p in (*plans, merged)]) else plans
+
+
+def _small_binding(inputs, symbols: list[str], traced, small) -> dict[str, int]:
+    """The traced symbol values, each halved (to odd sizes) largest first until ``small(shapes)``."""
+    binding = {}
+    for spec, shape in zip(inputs, traced):
+        for size, actual in zip(spec.shape, shape):
+            if isinstance(size, str):
+                binding.setdefault(size, actual)
+    sizes = [binding[symbol] for symbol in symbols]
+    while not small(_bind(inputs, dict(zip(symbols, sizes)))) and max(sizes) > 3:
+        largest = sizes.index(max(sizes))
+        sizes[largest] = _odd(sizes[largest] // 2)
+    return dict(zip(symbols, sizes))
+
+
+def _shrunk(plan: SetPlan, inputs, binding: dict[str, int], fits) -> SetPlan | None:
+    """``plan`` with its largest symbols halved until ``fits(plan)``; None when even sizes of 3 do not fit."""
+    symbols, sizes = list(binding), list(binding.values())
+    while not fits(plan):
+        if max(sizes) <= 3:
+            return None
+        largest = sizes.index(max(sizes))
+        sizes[largest] = _odd(sizes[largest] // 2)
+        plan = replace(plan, shapes=_bind(inputs, dict(zip(symbols, sizes))))
+    return plan
 
 
 def _checked_traced_shapes(inputs: Sequence[TensorSpec], traced_shapes) -> tuple[tuple[int, ...], ...]:
@@ -236,9 +308,9 @@ def _values(fill: str, index: int, dtype: torch.dtype, shape: tuple[int, ...], g
         raise ValueError(f"value_fn gave {tensor.dtype}{list(tensor.shape)} for input {index}, "
                          f"expected {dtype}{list(shape)}")
     tensor = tensor.detach().to("cpu").contiguous().clone()
-    if dtype.is_floating_point and fill == "edge":
+    if dtype.is_floating_point and "edge" in fill:
         _sprinkle(tensor, _finite_edges(dtype), per=256, generator=generator)
-    elif dtype.is_floating_point and fill == "nonfinite":
+    if dtype.is_floating_point and "nonfinite" in fill:
         _sprinkle(tensor, [math.nan, math.inf, -math.inf], per=128, generator=generator)
     return tensor
 
@@ -464,74 +536,120 @@ def _exact_reference(reference_fn: Callable, input_set: InputSet, expected: tupl
     return exact
 
 
+@dataclass
+class _Tally:
+    """What _compare accumulates over the chunks of one output."""
+
+    max_abs: float = 0.0
+    max_rel: float = 0.0
+    bad: int = 0
+    first_bad: int | None = None  # flat index
+    first_expected: float = 0.0
+    first_got: float = 0.0
+    diff_sq: float = 0.0  # sums of squares of the finite values: relative L2 error as a whole
+    scale_sq: float = 0.0
+    own_sq: float = 0.0  # the original's own distance from the exact result
+    max_expected: float = 0.0
+    max_got: float = 0.0
+
+
 def _compare(index: int, got: torch.Tensor, expected: torch.Tensor, tolerance: Tolerance | None,
              exact: torch.Tensor | None = None) -> _Errors:
-    """Same NaN and ±inf positions, finite values close element-wise and as a whole."""
+    """Same NaN and ±inf positions, finite values close element-wise and as a whole.
+
+    Compared COMPARE_CHUNK elements at a time, so that the temporaries stay small whatever the output's size.
+    """
     tol = tolerance or default_tolerance(expected.dtype)
-    work = torch.float32 if expected.is_floating_point() and expected.element_size() <= 4 else torch.float64
-    g, e = got.detach().cpu().to(work), expected.detach().cpu().to(work)
-    diff = (g - e).abs()  # NaN where either is NaN or both are the same infinity
-    finite = torch.isfinite(diff)
-    errors = _Errors(_max(torch.where(finite, diff, 0.0)), _max(torch.where(finite & (e != 0), diff / e.abs(), 0.0)))
-    if expected.is_floating_point():  # torch.isclose(equal_nan=True), in fewer passes; infinities exact
-        close = (g == e) | (finite & (diff <= tol.atol + tol.rtol * e.abs())) | (torch.isnan(g) & torch.isnan(e))
-        if exact is not None:
-            x = exact.detach().cpu().double()
-            own_error = (e.double() - x).abs()
-            close |= finite & ((g.double() - x).abs() <= tol.atol + tol.rtol * x.abs() + 2 * own_error)
-    else:
-        close = got.detach().cpu() == expected.detach().cpu()
-    if not close.all():
-        raise _mismatch(index, ~close, g, e, errors)
+    g_all, e_all = got.detach().cpu().reshape(-1), expected.detach().cpu().reshape(-1)
+    x_all = exact.detach().cpu().reshape(-1) if exact is not None else None
+    tally = _Tally()
+    for start in range(0, e_all.numel(), COMPARE_CHUNK):
+        part = slice(start, start + COMPARE_CHUNK)
+        _tally_chunk(tally, start, g_all[part], e_all[part], None if x_all is None else x_all[part], tol)
+    errors = _Errors(tally.max_abs, tally.max_rel)
+    if tally.bad:
+        raise _mismatch(index, tally, e_all.numel(), tuple(expected.shape), errors)
     if expected.is_floating_point() and tol.rtol > 0:
-        allowance = 0.0
-        if exact is not None:  # judged against the exact result, with the original's own error allowed
-            e_finite = torch.where(finite, e, 0.0).double()
-            e, x_finite = x, torch.where(finite, x, 0.0)
-            scale = float(x_finite.norm())
-            allowance = 2 * float((e_finite - x_finite).norm()) / scale if scale else 0.0
-            g = g.double()
-        _require_close_overall(index, torch.where(finite, g, 0.0), torch.where(finite, e, 0.0), tol, errors,
-                               allowance)
+        _require_close_overall(index, tally, tol, errors, exact is not None)
     return errors
 
 
-def _mismatch(index: int, bad: torch.Tensor, g: torch.Tensor, e: torch.Tensor, errors: _Errors) -> _Rejected:
-    first = _first(bad)
-    expected, got = e[first].item(), g[first].item()
+def _tally_chunk(tally: _Tally, start: int, got: torch.Tensor, expected: torch.Tensor, exact: torch.Tensor | None,
+                 tol: Tolerance) -> None:
+    work = torch.float32 if expected.is_floating_point() and expected.element_size() <= 4 else torch.float64
+    g, e = got.to(work), expected.to(work)
+    diff = (g - e).abs()  # NaN where either is NaN or both are the same infinity
+    finite = torch.isfinite(diff)
+    tally.max_abs = max(tally.max_abs, _max(torch.where(finite, diff, 0.0)))
+    tally.max_rel = max(tally.max_rel, _max(torch.where(finite & (e != 0), diff / e.abs(), 0.0)))
+    if expected.is_floating_point():  # torch.isclose(equal_nan=True), in fewer passes; infinities exact
+        close = (g == e) | (finite & (diff <= tol.atol + tol.rtol * e.abs())) | (torch.isnan(g) & torch.isnan(e))
+        if exact is not None:
+            x = exact.double()
+            own_error = (e.double() - x).abs()
+            close |= finite & ((g.double() - x).abs() <= tol.atol + tol.rtol * x.abs() + 2 * own_error)
+    else:
+        close = got == expected
+    bad = ~close
+    count = int(bad.sum())
+    if count and tally.first_bad is None:
+        first = int(bad.nonzero()[0])
+        tally.first_bad, tally.first_expected, tally.first_got = start + first, e[first].item(), g[first].item()
+    tally.bad += count
+    if expected.is_floating_point() and not count:
+        _tally_overall(tally, torch.where(finite, g, 0.0), torch.where(finite, e, 0.0), exact, finite)
+
+
+def _tally_overall(tally: _Tally, g: torch.Tensor, e: torch.Tensor, exact: torch.Tensor | None,
+                   finite: torch.Tensor) -> None:
+    """Sums of squares for the relative L2 error: against the exact result when there is one, with the
+    original's own distance from it recorded as an allowance."""
+    if exact is not None:
+        x = torch.where(finite, exact.double(), 0.0)
+        tally.own_sq += float((e.double() - x).norm()) ** 2
+        g, e = g.double(), x
+    tally.diff_sq += float((g - e).norm()) ** 2
+    tally.scale_sq += float(e.norm()) ** 2
+    tally.max_expected = max(tally.max_expected, _max(e.abs()))
+    tally.max_got = max(tally.max_got, _max(g.abs()))
+
+
+def _mismatch(index: int, tally: _Tally, numel: int, shape: tuple[int, ...], errors: _Errors) -> _Rejected:
+    first = _unravel(tally.first_bad, shape)
+    expected, got = tally.first_expected, tally.first_got
     note = ""
     if math.isnan(expected) != math.isnan(got):
         note = " (NaN positions must match the reference)"
     elif math.isinf(expected) or math.isinf(got):
         note = " (±inf positions must match the reference)"
-    count = int(bad.sum())
     return _Rejected(
-        "values", f"output {index} differs at {count} of {bad.numel()} elements",
+        "values", f"output {index} differs at {tally.bad} of {numel} elements",
         f"first at index {first}: expected {_fmt(expected)}, got {_fmt(got)}{note}; "
         f"max abs error {errors.max_abs:.3g}",
-        output_index=index, max_abs_error=errors.max_abs, max_rel_error=errors.max_rel, mismatches=count,
+        output_index=index, max_abs_error=errors.max_abs, max_rel_error=errors.max_rel, mismatches=tally.bad,
         first_mismatch=first, expected=expected, got=got,
     )
 
 
-def _require_close_overall(index: int, g: torch.Tensor, e: torch.Tensor, tol: Tolerance, errors: _Errors,
-                           allowance: float = 0.0) -> None:
+def _require_close_overall(index: int, tally: _Tally, tol: Tolerance, errors: _Errors, exact: bool) -> None:
     """Reject outputs that pass only because the expected values are below ``atol`` (e.g. zeros).
 
     A correct kernel's relative L2 error is a few rounding errors; this fails it only when its
-    outputs are tiny through cancellation of much larger intermediates.
+    outputs are tiny through cancellation of much larger intermediates. Against the exact result, twice the
+    original's own relative error is allowed on top.
     """
-    scale = float(e.norm())
+    scale = math.sqrt(tally.scale_sq)
     if scale == 0.0:
         return
-    relative = float((g - e).norm()) / scale
+    relative = math.sqrt(tally.diff_sq) / scale
+    allowance = 2 * math.sqrt(tally.own_sq) / scale if exact else 0.0
     limit = NORM_FACTOR * tol.rtol + allowance
     if relative > limit:
         raise _Rejected(
             "values", f"output {index} is wrong as a whole",
             f"every element is within atol {tol.atol:g} of the reference, but the relative L2 error is "
-            f"{relative:.3g} (limit {limit:.3g}); expected values reach {_max(e.abs()):.3g}, "
-            f"got values reach {_max(g.abs()):.3g}",
+            f"{relative:.3g} (limit {limit:.3g}); expected values reach {tally.max_expected:.3g}, "
+            f"got values reach {tally.max_got:.3g}",
             output_index=index, max_abs_error=errors.max_abs, max_rel_error=errors.max_rel,
         )
 
@@ -548,9 +666,12 @@ def _scribble(outputs: tuple[torch.Tensor, ...]) -> None:
 
 
 def _first(mask: torch.Tensor) -> tuple[int, ...]:
-    flat = int(mask.reshape(-1).nonzero()[0])
+    return _unravel(int(mask.reshape(-1).nonzero()[0]), tuple(mask.shape))
+
+
+def _unravel(flat: int, shape: tuple[int, ...]) -> tuple[int, ...]:
     index = []
-    for size in reversed(mask.shape):
+    for size in reversed(shape):
         index.append(flat % size)
         flat //= size
     return tuple(reversed(index))
