@@ -90,7 +90,7 @@ def test_build_errors_and_static_initialiser_crashes_cost_only_their_candidate()
     result = search(task, swiglu, [broken, aborts, good], sets, None, sim_target("Ascend910B2"))
     failed_build, crashed, passed = result.records
     assert "building kernel" in failed_build.failure and "failed" in failed_build.failure
-    assert "SIGABRT" in crashed.failure
+    assert "refused" in crashed.failure and "when the library is loaded" in crashed.failure  # audited, never run
     assert passed.ok and result.winner is passed and passed.verdict.passed_shapes
 
 

@@ -81,6 +81,29 @@ class ScreenRejected(AscendGenError):
         return (type(self), (self.reason,))
 
 
+class LibraryRefused(AscendGenError):
+    """A built kernel library was refused before anything loaded it (library_audit.py).
+
+    ``check`` names the rule ("imports", "address_taken", "system_call", "load_time_code",
+    "unreadable"), ``found`` what broke it (symbol names, or function names holding system-call
+    instructions), ``reason`` why that is refused, ``fix`` what the kernel should do instead, and
+    ``library`` the file's path (kept out of the message: the message goes back to the model).
+    """
+
+    def __init__(self, check: str, found: tuple[str, ...], reason: str, fix: str, library: str = ""):
+        self.check = check
+        self.found = tuple(found)
+        self.reason = reason
+        self.fix = fix
+        self.library = library
+        shown = ", ".join(f"`{name}`" for name in self.found[:8])
+        more = f" (and {len(self.found) - 8} more)" if len(self.found) > 8 else ""
+        super().__init__(f"the built kernel was refused: {reason}: {shown}{more}. {fix}")
+
+    def __reduce__(self):
+        return (type(self), (self.check, self.found, self.reason, self.fix, self.library))
+
+
 class NpuUnavailable(AscendGenError):
     """The NPU target cannot be used here: CANN, bisheng, torch_npu or a device is missing or broken.
     The message names what is missing and the fix."""
