@@ -24,6 +24,9 @@ STRICT_ENV = "TORCH_ASCENDGEN_STRICT"
 PROGRESS_ENV = "TORCH_ASCENDGEN_PROGRESS"
 SHARED_CACHE_ENV = "TORCH_ASCENDGEN_SHARED_CACHE_DIRS"
 RUN_MEMORY_ENV = "TORCH_ASCENDGEN_RUN_MEMORY_GB"
+SANDBOX_ENV = "TORCH_ASCENDGEN_SANDBOX"
+VERIFY_MEMORY_ENV = "TORCH_ASCENDGEN_VERIFY_MEMORY_GB"
+SIGNATURE_BUDGET_ENV = "TORCH_ASCENDGEN_SIGNATURE_BUDGET_S"
 
 
 def _get(name: str, default: str) -> str:
@@ -99,6 +102,33 @@ def run_memory_bytes() -> int:
         return int(float(value) * (1 << 30))
     physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     return int(min(8 << 30, max(4 << 30, physical // 2)))
+
+
+def sandbox() -> str:
+    """The kernel-enforced sandbox of the child that runs candidate kernels (confinement.py): "auto" applies
+    every protection the kernel has (missing ones are reported by `python -m torch_ascendgen doctor`); "off"
+    leaves only the resource limits, for debugging."""
+    value = _get(SANDBOX_ENV, "auto").lower()
+    if value not in ("auto", "off"):
+        raise ValueError(f"{SANDBOX_ENV}={value!r}: use auto (the default) or off (debugging only)")
+    return value
+
+
+def verify_memory_bytes() -> int:
+    """Memory verification may use in this process for one signature (input sets, the candidate's outputs, the
+    reference's, the float64 exact run). The input sets are planned to fit; a signature whose traced shapes alone
+    do not fit runs as the original function. Default: a quarter of the machine's memory, at most 4 GB."""
+    value = _get(VERIFY_MEMORY_ENV, "")
+    if value:
+        return int(float(value) * (1 << 30))
+    physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    return int(min(4 << 30, physical // 4))
+
+
+def signature_budget_s() -> float:
+    """Wall time one search (the candidates for one signature) may take; once over it no further candidate is
+    evaluated (the best correct one so far wins, if any). 0: no limit."""
+    return float(_get(SIGNATURE_BUDGET_ENV, "300"))
 
 
 # ---- the model generator (an OpenAI-compatible server such as `vllm serve MODEL`) -------------------
@@ -191,6 +221,7 @@ ASCEND_HOME_PATH_ENV = "ASCEND_HOME_PATH"        # exported by CANN's set_env.sh
 ASCEND_TOOLKIT_HOME_ENV = "ASCEND_TOOLKIT_HOME"  # exported by set_env.sh of CANN 8.3 and older
 ASCEND_ROOTS_ENV = "TORCH_ASCENDGEN_ASCEND_ROOTS"
 BISHENG_ENV = "TORCH_ASCENDGEN_BISHENG"
+ASCEND_PROCESS_LOG_PATH_ENV = "ASCEND_PROCESS_LOG_PATH"  # where CANN's runtime writes its logs
 
 
 def _optional_path(name: str) -> Path | None:
@@ -215,6 +246,11 @@ def ascend_install_roots() -> list[Path]:
     (os.pathsep-separated)."""
     value = _get(ASCEND_ROOTS_ENV, os.pathsep.join(("/usr/local/Ascend", "~/Ascend")))
     return [Path(part).expanduser() for part in value.split(os.pathsep) if part]
+
+
+def ascend_log_dir() -> Path:
+    """Where CANN's runtime writes the logs of a process on the NPU (the NPU worker child may write there)."""
+    return _optional_path(ASCEND_PROCESS_LOG_PATH_ENV) or Path("~/ascend/log").expanduser()
 
 
 def bisheng_override() -> Path | None:

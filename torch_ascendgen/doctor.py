@@ -13,6 +13,7 @@ are found by cann.py, the same code the NPU build uses.
 from __future__ import annotations
 
 import dataclasses
+import json
 import platform
 import shutil
 import signal
@@ -23,7 +24,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import __version__, cann, config
+from . import __version__, cann, config, confinement
 from .errors import NpuUnavailable
 
 OK, OFF, WARN, FAIL = "ok", "off", "warn", "fail"
@@ -55,6 +56,20 @@ if count:
     except Exception as exc:
         print("SOCERROR", said(exc))
 """
+
+
+# Loads confinement.py by its path (no torch), confines itself as a candidate's child would be, tries what the
+# sandbox must stop, and prints the outcome as JSON.
+_SANDBOX_PROBE = """
+import importlib.util, json, sys
+spec = importlib.util.spec_from_file_location("confinement", sys.argv[1])
+module = sys.modules[spec.name] = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+print(json.dumps(module.probe(sys.argv[2])))
+"""
+SANDBOX_FIX = ("candidates still run, confined only by resource limits, the source screen and the library check; "
+               "for the whole sandbox use Linux 6.12 or newer with Landlock enabled (landlock in the lsm= boot "
+               "parameter, or CONFIG_LSM) and seccomp")
 
 
 @dataclass(frozen=True)
@@ -266,6 +281,43 @@ def check_cache_dir() -> Check:
     return Check("cache", OK, f"{directory} (writable, {free_gb:.0f} GB free)")
 
 
+def probe_sandbox(timeout_s: float = 60.0) -> tuple[confinement.Protections, dict[str, bool]]:
+    """Confine a short-lived child as a candidate's would be (confinement cannot be undone, so never the doctor
+    itself): what is active, and which escape attempts it stopped."""
+    with tempfile.TemporaryDirectory(prefix="ascendgen-doctor-") as folder:
+        scratch = Path(folder) / "scratch"
+        scratch.mkdir()
+        done = subprocess.run([sys.executable, "-c", _SANDBOX_PROBE, confinement.__file__, str(scratch)],
+                              capture_output=True, text=True, timeout=timeout_s)
+    if done.returncode != 0:
+        raise RuntimeError(f"the probe exited with {done.returncode}: {done.stderr.strip()[-300:]}")
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    values = found["protections"]
+    return confinement.Protections(**{**values, "notes": tuple(values["notes"])}), found["stopped"]
+
+
+def check_sandbox(probe: tuple[confinement.Protections, dict[str, bool]] | None = None) -> Check:
+    """The kernel-enforced sandbox of the child that runs candidate kernels: which protections this machine gives."""
+    try:
+        mode = config.sandbox()
+    except ValueError as exc:
+        return Check("sandbox", FAIL, str(exc), f"unset {config.SANDBOX_ENV}")
+    if mode == "off":
+        return Check("sandbox", WARN, f"off ({config.SANDBOX_ENV}=off): candidate kernels run with resource limits "
+                     "only", f"unset {config.SANDBOX_ENV} (off is for debugging)")
+    try:
+        protections, stopped = probe or probe_sandbox()
+    except (OSError, ValueError, KeyError, TypeError, RuntimeError, subprocess.TimeoutExpired) as exc:
+        return Check("sandbox", WARN, f"the sandbox probe failed: {exc}", SANDBOX_FIX)
+    open_doors = [what for what, held in stopped.items() if not held]
+    if protections.complete and not open_doors:
+        return Check("sandbox", OK, f"{protections.describe()}; escape attempts stopped: {', '.join(stopped)}")
+    missing = ", ".join(protections.missing()) or "none"
+    notes = f" ({'; '.join(protections.notes)})" if protections.notes else ""
+    doors = f"; not stopped: {', '.join(open_doors)}" if open_doors else ""
+    return Check("sandbox", WARN, f"partial: {protections.describe()}; missing: {missing}{notes}{doors}", SANDBOX_FIX)
+
+
 def check_model(timeout_s: float = MODEL_TIMEOUT_S) -> Check:
     """The model server: reachable, which model, a one-token round trip. Needed only for generator=llm."""
     required = config.generator() == "llm"
@@ -296,7 +348,7 @@ def run_checks(model_timeout_s: float = MODEL_TIMEOUT_S) -> list[Check]:
     probe = probe_torch_npu()
     search = cann.search_cann()
     return [check_python(), check_torch(), check_compiler(), check_python_headers(), check_cache_dir(),
-            check_torch_npu(probe=probe), check_soc(probe), check_cann(search), check_bisheng(search),
+            check_sandbox(), check_torch_npu(probe=probe), check_soc(probe), check_cann(search), check_bisheng(search),
             check_model(model_timeout_s)]
 
 

@@ -100,13 +100,31 @@ def runtime_source() -> Path:
 # ---- the module, built once per machine and toolchain ----------------------------------------------
 
 
+_handed: Path | None = None  # the file a sandboxed child was handed (use_npu_runtime_module)
+
+
+def use_npu_runtime_module(library: str) -> None:
+    """Make npu_runtime_module() load ``library``, built by the caller, without naming it first: its name comes
+    from running the compiler, which a sandboxed child cannot do."""
+    global _handed
+    _handed = Path(library)
+
+
 @functools.lru_cache(maxsize=None)
 def npu_runtime_module() -> ModuleType:
     """The NPU runtime extension, built on first use; `NpuUnavailable` when torch_npu, CANN or the
     build is missing or broken."""
     from . import cann  # lazily: nothing NPU-related runs at ``import torch_ascendgen``
 
-    torch_npu = cann.torch_npu_module()  # first: the module's libraries must be loaded before ours
+    cann.torch_npu_module()  # first: the module's libraries must be loaded before ours
+    return _import(_handed or build_npu_runtime_module())
+
+
+def build_npu_runtime_module() -> Path:
+    """The NPU runtime extension's file, built first if needed, not loaded; `NpuUnavailable` as above."""
+    from . import cann
+
+    torch_npu = cann.torch_npu_module()
     toolkit = cann.require_cann()
     torch_npu_dir = Path(torch_npu.__file__).resolve().parent
     filename = MODULE_NAME + sysconfig.get_config_var("EXT_SUFFIX")
@@ -119,7 +137,7 @@ def npu_runtime_module() -> ModuleType:
         with FileLock(str(directory) + ".lock"):
             if not library.is_file():
                 _build(directory, command)
-    return _import(library)
+    return library
 
 
 def _module_key(command: list[str], torch_npu_version: str, cann_version: str) -> str:

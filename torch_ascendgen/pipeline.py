@@ -340,7 +340,7 @@ def _against_original(task: KernelTask, reference: Callable, build, target: Targ
     from .search import verify_in_process
 
     kernel = NpuKernel(build, task, target.soc)  # verified in the child: trusted enough to load here
-    (normal, *_) = make_input_sets(task.inputs, task.traced_shapes, generic=False)
+    (normal, *_) = make_input_sets(task.inputs, task.traced_shapes, generic=False, outputs=task.outputs)
     inputs = [t.to(target.device) for t in normal.tensors]
     try:
         with torch.npu.device(target.device_index):  # events, streams and the flush buffer on the kernel's NPU
@@ -352,7 +352,7 @@ def _against_original(task: KernelTask, reference: Callable, build, target: Targ
               "original_spread_ns": comparison.original.spread_ns, "samples": comparison.kernel.samples}
     if comparison.suspicious:
         fresh = make_input_sets(task.inputs, task.traced_shapes, generic=not task.specialized,
-                                seed=int(time.time()) % 100_000 + 1)
+                                seed=int(time.time()) % 100_000 + 1, outputs=task.outputs)
         verdict = verify_in_process(reference, OnDevice(kernel, target.device), fresh, tolerance)
         if not verdict.ok:
             raise UnsupportedFunction(f"its fastest kernel timed {comparison.speedup:.0f}x faster than the original "
@@ -372,7 +372,7 @@ def _seed_candidate(seed: CacheEntry):
 
 
 def _search_with_progress(task, reference, candidates, options: Options, target: Target, worker=None) -> SearchResult:
-    sets = make_input_sets(task.inputs, task.traced_shapes, generic=not task.specialized)
+    sets = make_input_sets(task.inputs, task.traced_shapes, generic=not task.specialized, outputs=task.outputs)
     with tqdm(total=len(candidates), desc=f"torch_ascendgen: {task.name}", unit="kernel", delay=1.0,
               disable=not options.progress, leave=False) as bar:
         def advance(record):
@@ -403,6 +403,7 @@ def _load(entry: CacheEntry, task: KernelTask, target: Target) -> ContractKernel
         return NpuKernel(NpuBuild(entry.key, entry.directory, library, entry.directory / "build.log", 0.0, True),
                          task, target.soc)
     from .build import SimBuild
+    from .library_audit import audit_library
     from .simulator import SimKernel
 
     if entry.library is None:
@@ -410,6 +411,7 @@ def _load(entry: CacheEntry, task: KernelTask, target: Target) -> ContractKernel
     else:
         kernel = SimKernel(SimBuild(ENTRY, entry.key, entry.directory, entry.library, 0.0, True), entry.source,
                            "kernel.cpp")
+    audit_library(kernel.build.library)  # before this process loads it, whoever wrote it (SimKernel loads lazily)
     return ContractKernel(kernel, task, target.soc)
 
 
@@ -425,7 +427,7 @@ def verify_shape(compiled: CompiledKernel, reference: Callable, tensors: list[to
         compiled.runner.plan(tensors)
     except ValueError as exc:
         raise UnsupportedFunction(f"its kernel cannot take shapes {list(map(list, shapes))}: {exc}") from None
-    sets = make_input_sets(compiled.runner.task.inputs, shapes, generic=False)
+    sets = make_input_sets(compiled.runner.task.inputs, shapes, generic=False, outputs=compiled.runner.task.outputs)
     verdict = verify_in_process(reference, compiled.host_runner, sets, options.tolerance)
     if not verdict.ok:
         raise UnsupportedFunction(f"its kernel failed verification at shapes {list(map(list, shapes))}: "

@@ -45,9 +45,9 @@ def _module_key() -> str:
     return digest.hexdigest()[:32]
 
 
-@functools.lru_cache(maxsize=None)
-def runtime_module() -> ModuleType:
-    """The runtime extension, built on first use."""
+def build_runtime_module() -> Path:
+    """The runtime extension's file, built first if needed, not loaded. A sandboxed child cannot write the
+    cache, so the caller builds it before starting one."""
     directory = config.cache_dir() / "runtime" / _module_key()
     library = directory / (MODULE_NAME + sysconfig.get_config_var("EXT_SUFFIX"))
     if not library.is_file():
@@ -55,6 +55,23 @@ def runtime_module() -> ModuleType:
         with FileLock(str(directory) + ".lock"):
             if not library.is_file():
                 _build(directory, library.name)
+    return library
+
+
+_handed: Path | None = None  # the file a sandboxed child was handed (use_runtime_module)
+
+
+def use_runtime_module(library: str) -> None:
+    """Make runtime_module() load ``library``, built by the caller, without naming it first: its name comes
+    from running the compiler, which a sandboxed child cannot do."""
+    global _handed
+    _handed = Path(library)
+
+
+@functools.lru_cache(maxsize=None)
+def runtime_module() -> ModuleType:
+    """The runtime extension, built on first use."""
+    library = _handed or build_runtime_module()
     spec = importlib.util.spec_from_file_location(MODULE_NAME, library)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -14,6 +14,7 @@ else is raised.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -26,15 +27,19 @@ from . import config
 from .build import SimBuild
 from .npu_build import NpuBuild
 from .capture import KernelTask
-from .errors import (AscendGenError, KernelBuildError, KernelCrashError, KernelTimeoutError, SimulatorError)
+from .errors import (AscendGenError, KernelBuildError, KernelCrashError, KernelTimeoutError, LibraryRefused,
+                     SimulatorError)
 from .generate import ENTRY, Candidate
+from .library_audit import audit_library
 from .measure import Measurement, measure_sim
+from .runtime import build_runtime_module
 from .sandbox import Worker
 from .target import Target
 from .verify import InputSet, Tolerance, Verdict, check
 
 NPU_WARMUP, NPU_REPEATS = 5, 50  # a candidate's timing on the NPU (the winner is timed again against the original)
-_EXPECTED_FAILURES = (KernelBuildError, SimulatorError, KernelCrashError, KernelTimeoutError, ValueError)
+_EXPECTED_FAILURES = (KernelBuildError, LibraryRefused, SimulatorError, KernelCrashError, KernelTimeoutError,
+                      ValueError)
 
 
 @dataclass(frozen=True)
@@ -68,36 +73,58 @@ class SearchResult:
 
 
 def candidate_worker(target: Target) -> Worker:
-    """The child process candidates run in; one can serve several searches (the model's repair rounds)."""
-    start_limit = config.build_timeout_s() + config.run_timeout_s()  # it may build the runtime module
+    """The child process candidates run in; one can serve several searches (the model's repair rounds). The
+    runtime module the child loads is built here first: the sandboxed child cannot write the cache."""
+    start_limit = config.build_timeout_s() + config.run_timeout_s()
     if target.is_npu:  # no address-space limit: the NPU runtime reserves large virtual ranges for device memory
-        return Worker(prepare_npu_child, start_limit, "the process that runs candidates on the NPU", memory_bytes=0)
-    return Worker(prepare_child, start_limit, "the process that runs candidates")
+        from .npu_runtime import build_npu_runtime_module
+
+        library = build_npu_runtime_module()
+        log_dir = config.ascend_log_dir()
+        with contextlib.suppress(OSError):  # when it cannot be made, the child's CANN logs nothing
+            log_dir.mkdir(parents=True, exist_ok=True)
+        return Worker(prepare_npu_child, start_limit, "the process that runs candidates on the NPU", memory_bytes=0,
+                      profile="npu", writable=(str(log_dir),), warm_up_args=(str(library),))
+    return Worker(prepare_child, start_limit, "the process that runs candidates",
+                  warm_up_args=(str(build_runtime_module()),))
 
 
 def search(task: KernelTask, reference: Callable, candidates: Sequence[Candidate], input_sets: Sequence[InputSet],
            tolerance: Tolerance | None, target: Target, progress: Callable[[CandidateRecord], None] | None = None,
-           worker: Worker | None = None) -> SearchResult:
+           worker: Worker | None = None, budget_s: float | None = None) -> SearchResult:
     """Evaluate every candidate against ``reference``: built in parallel here, run in a child process
-    (``worker``'s, kept running for the caller; else one of its own) on ``target``."""
+    (``worker``'s, kept running for the caller; else one of its own) on ``target``. Once ``budget_s`` seconds
+    (default: config.signature_budget_s(); 0: none) have passed, the candidates left are recorded as not
+    evaluated, naming the setting."""
     if worker is None:
         with candidate_worker(target) as own:
-            return search(task, reference, candidates, input_sets, tolerance, target, progress, own)
+            return search(task, reference, candidates, input_sets, tolerance, target, progress, own, budget_s)
     portable = dataclasses.replace(task, graph=None, output_tree=None)  # specs only: what a child needs
+    budget_s = config.signature_budget_s() if budget_s is None else budget_s
+    started = time.monotonic()
     records = []
     with ThreadPoolExecutor(max_workers=config.search_workers()) as pool:
         worker.start()  # it imports torch while the candidates compile (no-op when it is running)
         builds = [pool.submit(_build, candidate, task, target) for candidate in candidates]
         try:
             for candidate, build in zip(candidates, builds):
-                records.append(_evaluate(worker, portable, reference, candidate, build, input_sets, tolerance,
-                                         target))
+                if budget_s and time.monotonic() - started > budget_s:
+                    records.append(_over_budget(candidate, budget_s))
+                else:
+                    records.append(_evaluate(worker, portable, reference, candidate, build, input_sets, tolerance,
+                                             target))
                 if progress:
                     progress(records[-1])
         finally:
             for build in builds:
                 build.cancel()  # after an unexpected error: do not wait for builds nobody will run
     return SearchResult(tuple(records))
+
+
+def _over_budget(candidate: Candidate, budget_s: float) -> CandidateRecord:
+    return CandidateRecord(candidate, None, f"not evaluated: the search for this signature used up its time budget "
+                                            f"of {budget_s:g} s (raise {config.SIGNATURE_BUDGET_ENV} to allow more)",
+                           None, 0.0)
 
 
 def build_kernel(source: str, task: KernelTask, target: Target) -> SimBuild | NpuBuild:
@@ -114,10 +141,12 @@ def build_kernel(source: str, task: KernelTask, target: Target) -> SimBuild | Np
 
 
 def _build(candidate: Candidate, task: KernelTask, target: Target) -> tuple[SimBuild | NpuBuild | Exception, float]:
-    """The candidate's library, or why not."""
+    """The candidate's library, audited before anything loads it (library_audit.py), or why not."""
     started = time.perf_counter()
     try:
         built: SimBuild | NpuBuild | Exception = build_kernel(candidate.source, task, target)
+        if not target.is_npu:
+            audit_library(built.library)
     except _EXPECTED_FAILURES as exc:
         built = exc
     return built, time.perf_counter() - started
@@ -202,12 +231,14 @@ class SetRun:
     declined: bool = False  # the kernel's tiling refused these shapes
 
 
-def prepare_child() -> None:
-    """The worker child's warm-up: what every candidate run needs, imported (or built) before the first."""
+def prepare_child(runtime_library: str) -> None:
+    """The worker child's warm-up: what every candidate run needs, imported before the first; the runtime module
+    is the one the parent built (the sandbox cannot write the cache, nor run the compiler that names it)."""
     from . import simulator  # noqa: F401
-    from .runtime import runtime_module
+    from .runtime import runtime_module, use_runtime_module
 
-    runtime_module()  # built here (once per machine) while the parent compiles the candidates
+    use_runtime_module(runtime_library)
+    runtime_module()
 
 
 def run_candidate(build: SimBuild, source: str, task: KernelTask, input_sets: list[InputSet],
@@ -234,12 +265,13 @@ def run_candidate(build: SimBuild, source: str, task: KernelTask, input_sets: li
     return runs
 
 
-def prepare_npu_child() -> None:
-    """The NPU worker child's warm-up: torch_npu imported and the NPU runtime module built (once per machine)."""
+def prepare_npu_child(npu_runtime_library: str) -> None:
+    """The NPU worker child's warm-up: torch_npu imported and the NPU runtime module the parent built loaded."""
     from .cann import torch_npu_module
-    from .npu_runtime import npu_runtime_module
+    from .npu_runtime import npu_runtime_module, use_npu_runtime_module
 
     torch_npu_module()
+    use_npu_runtime_module(npu_runtime_library)
     npu_runtime_module()
 
 

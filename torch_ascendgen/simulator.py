@@ -24,7 +24,7 @@ import torch
 from . import config
 from .build import SimBuild, build_sim_kernel
 from .errors import AscendGenError, KernelArgumentError, SimulatorError
-from .runtime import load_library
+from .runtime import build_runtime_module, load_library, use_runtime_module
 from .sandbox import run_in_child
 from .soc import get_soc
 
@@ -144,8 +144,9 @@ class SimKernel:
                         timeout: float | None = None) -> RunReport:
         """Like launch, in a child process with a time limit; tensor arguments receive the results."""
         limit = config.run_timeout_s() if timeout is None else timeout
+        runtime = str(build_runtime_module())  # the sandboxed child only loads it
         report, after = run_in_child(_launch_in_child, self.build, self.source, self.filename, block_dim, list(args),
-                                     soc, timeout=limit, what=f"kernel {self.entry}")
+                                     soc, runtime, timeout=limit, what=f"kernel {self.entry}")
         for before, result in zip(args, after):
             if isinstance(before, torch.Tensor):
                 before.copy_(result)
@@ -196,7 +197,9 @@ def compile_kernel(source: str, entry: str | None = None, *, filename: str = "ke
     return SimKernel(build_sim_kernel(built, name), source, filename)
 
 
-def _launch_in_child(build: SimBuild, source: str, filename: str, block_dim: int, args: list, soc: str | None):
+def _launch_in_child(build: SimBuild, source: str, filename: str, block_dim: int, args: list, soc: str | None,
+                     runtime_library: str):
+    use_runtime_module(runtime_library)
     kernel = SimKernel(build, source, filename)
     report = kernel.launch(block_dim, *args, soc=soc)
     return report, [a if isinstance(a, torch.Tensor) else None for a in args]
