@@ -124,6 +124,20 @@ def test_a_product_overflows_and_underflows_where_torchs_does(generated):
     assert torch.allclose(got, expected, rtol=1e-5, equal_nan=True)
 
 
+@pytest.mark.parametrize("name", ["var", "std"])
+def test_variance_is_finite_where_torchs_is_though_squares_overflow(name, generated):
+    """torch accumulates var in double: values past 1.8e19 square to inf in float32, not in the variance or its
+    root (std stays finite up to float32's max)."""
+    function, _ = CASES[name]
+    task, kernel = generated[name]
+    rows = torch.randn(4, 64)
+    rows[0, 3], rows[1, 5], rows[2, 7] = 3e19, -2e20, 3e38
+    (got,) = ContractKernel(kernel, task, "Ascend910B2")(rows)
+    expected = function(rows)
+    assert torch.isfinite(expected[0]) and torch.equal(torch.isinf(got), torch.isinf(expected))
+    assert torch.allclose(got, expected, rtol=1e-4, atol=1e-5, equal_nan=True)
+
+
 @pytest.mark.parametrize("function, reason", [
     (lambda a: torch.cumsum(a, 0), "trailing dims only"),
     (lambda a: torch.atan(a), "does not know"),

@@ -10,7 +10,7 @@ import torch
 
 from fake_openai import FakeOpenAIServer, reply
 from torch_ascendgen import AscendGenWarning, ascend_kernel
-from torch_ascendgen.builtin_generator import generate_builtin
+from torch_ascendgen.builtin_generator import VERSION as BUILTIN_VERSION, generate_builtin
 from torch_ascendgen.capture import capture
 from torch_ascendgen.transcript import read
 
@@ -137,7 +137,7 @@ def test_an_out_of_bounds_kernel_gets_the_simulator_diagnostic(tmp_path):
 
 @pytest.mark.parametrize("bad_reply, reason", [
     (lambda good: code('#include <cstdlib>\n' + good), "#include <cstdlib> is not allowed"),
-    (lambda good: code(edit(good, "op.Process();", 'op.Process(); system("rm -rf /");')), "calls `system(...)`"),
+    (lambda good: code(edit(good, "op.Process();", 'op.Process(); system("rm -rf /");')), "calls `system`"),
     (lambda good: "I would tile the tensor by rows and use DataCopyPad for the tail.", "contains no code"),
     (lambda good: reply("```cpp\n" + good[:2000], finish_reason="length"), "cut off at the max_tokens"),
 ], ids=["forbidden-header", "system-call", "prose", "cut-at-max-tokens"])
@@ -223,7 +223,7 @@ def test_a_failing_server_leaves_the_built_in_kernel_running_and_uncached_for_th
             torch.testing.assert_close(fast(x, y), scale_add(x, y))
     (kernel,) = fast.kernels()
     assert kernel.origin == "search"
-    assert kernel.entry.meta["generator"] == "builtin-1" and "llm" not in kernel.entry.meta
+    assert kernel.entry.meta["generator"] == BUILTIN_VERSION and "llm" not in kernel.entry.meta
     assert len(server.requests) == 3  # the first request and its two retries; next time the model is asked again
 
 
@@ -236,7 +236,7 @@ def test_a_server_down_from_the_start_leaves_the_built_in_kernel_running(tmp_pat
     with pytest.warns(AscendGenWarning, match=f"without the model: the model server at {url} .*connection failed"):
         torch.testing.assert_close(fast(x, y), scale_add(x, y))
     (kernel,) = fast.kernels()
-    assert kernel.entry.meta["generator"] == "builtin-1" and "llm" not in kernel.entry.meta
+    assert kernel.entry.meta["generator"] == BUILTIN_VERSION and "llm" not in kernel.entry.meta
 
 
 def test_two_functions_generated_concurrently_keep_their_own_transcripts_and_entries(tmp_path):

@@ -13,6 +13,7 @@ from torch_ascendgen.builtin_generator import _looped_candidates, generate_built
 from torch_ascendgen.capture import capture
 from torch_ascendgen.errors import UnsupportedFunction
 from torch_ascendgen.looped import plan_looped
+from torch_ascendgen.runtime import ContractKernel
 
 
 def x(*shape, dtype=torch.float32):
@@ -29,6 +30,7 @@ CASES = {
     "softmax_middle": (lambda a: F.softmax(a, dim=1), [x(3, 40, 50)]),
     "log_softmax_middle_half": (lambda a: F.log_softmax(a, dim=1), [x(3, 40, 50, dtype=torch.float16)]),
     "var_middle": (lambda a: a.var(1), [x(3, 40, 50)]),
+    "std_middle": (lambda a: a.std(1), [x(3, 40, 50)]),
     # rows form: rows longer than one chunk, several passes over each row
     "softmax_long_rows": (lambda a: F.softmax(a, dim=-1), [x(4, 20000)]),
     "layer_norm_long_rows": (lambda a, w: F.layer_norm(a, (20000,), w), [x(3, 20000), x(20000)]),
@@ -56,6 +58,22 @@ def test_looped_kernel_passes_full_verification(name, generated):
     verdict = full_verification(function, task, kernel)
     assert verdict.ok, verdict.reason
     assert len(verdict.passed_shapes) >= 3
+
+
+@pytest.mark.parametrize("name", ["var_middle", "std_middle"])
+def test_variance_is_finite_where_torchs_is_though_squares_overflow(name, generated):
+    """torch accumulates var in double: values past 1.8e19 square to inf in float32, not in the variance or its
+    root (std stays finite up to float32's max)."""
+    function, _ = CASES[name]
+    task, kernel = generated[name]
+    a = torch.randn(3, 40, 50)
+    a[0, 3, :] = 3e19
+    a[1, 7, 4], a[2, 9, 9] = -2e20, 3e38
+    (got,) = ContractKernel(kernel, task, "Ascend910B2")(a)
+    expected = function(a)
+    assert torch.isfinite(expected[0]).all()
+    assert torch.equal(torch.isinf(got), torch.isinf(expected))
+    assert torch.allclose(got, expected, rtol=1e-4, atol=1e-5, equal_nan=True)
 
 
 def test_the_form_follows_where_the_reduced_dimension_is():

@@ -27,7 +27,7 @@ from .looped import emit_looped, plan_looped
 from .looped import ub_bytes as looped_ub_bytes
 from .lowering import CTYPES, Lowering, Val, bool_condition_input, io_lines, widen
 
-VERSION = "builtin-1"
+VERSION = "builtin-2"
 UB_BUDGET = 176 * 1024  # bytes of UB the generated buffers may take (910B has 192 KB; APIs use some)
 
 _REDUCTIONS = {"aten.sum.dim_IntList", "aten.sum.default", "aten.mean.dim", "aten.mean.default", "aten.amax.default",
@@ -159,6 +159,8 @@ def _reduction_domain(node: torch.fx.Node) -> tuple[tuple, int]:
     """The full shape a reduction reads and how many trailing dims it reduces."""
     full = node.args[0].meta["shape"]
     rank = len(full)
+    if not rank:  # a 0-dim softmax/cumsum: no dim to take modulo the rank; _plan refuses it by name
+        return full, 0
     target = str(node.target)
     if target == "aten.native_layer_norm.default":
         k = len(node.args[1])

@@ -105,11 +105,25 @@ def _layer_norm(b: _Builder, x, normalized_shape, weight, bias, eps):
     return (y, mean, rstd)
 
 
+_TINY = float(torch.finfo(torch.float32).tiny)
+
+
 def _var(b: _Builder, x, dims=None, correction=None, keepdim=False):
+    """(variance, standard deviation), each scaled by the largest |x - mean| of its row: PyTorch accumulates var in
+    double, so squares must not overflow float32 where the variance (or its root) does not."""
     dims = _dims(dims, len(x.meta["shape"]))
     centered = b.op(aten.sub.Tensor, x, b.reduce(aten.mean.dim, x, dims, True))
-    total = b.reduce(aten.sum.dim_IntList, b.op(aten.mul.Tensor, centered, centered), dims, keepdim)
-    return b.op(divide_by_count, total, float(1 if correction is None else correction), shape=total.meta["shape"])
+    magnitude = b.op(aten.abs.default, centered)
+
+    def largest(keep: bool) -> torch.fx.Node:
+        peak = b.reduce(aten.amax.default, magnitude, dims, keep)
+        return b.op(aten.clamp_min.default, peak, _TINY, shape=peak.meta["shape"])
+    scaled = b.op(aten.div.Tensor, centered, largest(True))
+    total = b.reduce(aten.sum.dim_IntList, b.op(aten.mul.Tensor, scaled, scaled), dims, keepdim)
+    mean_square = b.op(divide_by_count, total, float(1 if correction is None else correction),
+                       shape=total.meta["shape"])
+    root = b.op(aten.mul.Tensor, b.op(aten.sqrt.default, mean_square), largest(keepdim))
+    return (b.op(aten.mul.Tensor, root, root), root)
 
 
 def _vector_norm(b: _Builder, x, ord=2, dims=None, keepdim=False, dtype=None):
@@ -148,6 +162,7 @@ def primitive_graph(graph: torch.fx.GraphModule) -> torch.fx.Graph:
     new = torch.fx.Graph()
     builder = _Builder(new)
     env: dict[torch.fx.Node, object] = {}
+    roots: dict[torch.fx.Node, torch.fx.Node] = {}
 
     def mapped(arg):
         return torch.fx.node.map_arg(arg, lambda n: env[n])
@@ -164,6 +179,12 @@ def primitive_graph(graph: torch.fx.GraphModule) -> torch.fx.Graph:
                 continue
         if node.op == "call_function" and target in _EXPANSIONS:
             env[node] = _EXPANSIONS[target](builder, *mapped(node.args), **mapped(node.kwargs))
+            if target == "aten.var.correction":
+                roots[node] = env[node][1]  # sqrt(var) is the scaled root: it stays finite where var overflows
+                env[node] = env[node][0]
+            continue
+        if target == "aten.sqrt.default" and node.args[0] in roots:
+            env[node] = roots[node.args[0]]
             continue
         copy = new.node_copy(node, lambda n: env[n])
         copy.meta = dict(node.meta)

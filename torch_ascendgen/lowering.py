@@ -63,6 +63,7 @@ class Lowering:
         self.pools = {"full": [0, []], "col": [0, []], "mask": [0, []]}  # [slots made, free slots]
         self.kind = "full"
         self.needs_scalar_sync = False
+        self.given: set[torch.fx.Node] = set()  # nodes whose value an earlier handler already made (std's root)
         self.output_vals: list[Val] = []
 
     # -- scratch
@@ -129,6 +130,8 @@ class Lowering:
             self.release(value)
 
     def _lower(self, node: torch.fx.Node) -> Val:
+        if node in self.given:
+            return self.values[node.args[0]]
         name = "getitem" if node.target.__name__ == "getitem" else str(node.target)
         handler = HANDLERS.get(name)
         if handler is None:
@@ -863,17 +866,37 @@ def _centered(lo: Lowering, x: Val) -> tuple[Val, Val]:
 
 
 def _var(lo: Lowering, node, x, dims=None, correction=1, keepdim=False):
+    """The variance, scaled by the row's largest |x - mean|: PyTorch accumulates var in double, so squares must not
+    overflow float32 where the variance does not. When the variance only feeds square roots (std), the root itself
+    (finite where the variance overflows) is the value, and those roots pass it on."""
     _check_dims(lo, dims)
     centered, mean = _centered(lo, x)
     lo.release(mean)
-    lo.emit(f"Mul({centered.expr}, {centered.expr}, {centered.expr}, count);")
+    magnitude = lo.unary("Abs", centered)
     lo.kind = "col"
-    total = _reduce_rows(lo, "sum", centered)
+    peak = _reduce_rows(lo, "max", magnitude)
+    lo.release(magnitude)
+    lo.emit(f"Maxs({peak.expr}, {peak.expr}, {float_literal(float(torch.finfo(torch.float32).tiny))}, colCount);")
+    lo.kind = "full"
+    spread = lo.broadcast_rows(peak)
+    scaled = lo.binary("Div", centered, spread)
+    lo.release(spread)
     lo.release(centered)
+    lo.emit(f"Mul({scaled.expr}, {scaled.expr}, {scaled.expr}, count);")
+    lo.kind = "col"
+    root = _reduce_rows(lo, "sum", scaled)
+    lo.release(scaled)
     divisor = float(1 if correction is None else correction)
-    lo.emit(f"Muls({total.expr}, {total.expr}, 1.0f / (static_cast<float>(cols_) - {float_literal(divisor)}), "
+    lo.emit(f"Muls({root.expr}, {root.expr}, 1.0f / (static_cast<float>(cols_) - {float_literal(divisor)}), "
             "colCount);")
-    return total
+    lo.emit(f"Sqrt({root.expr}, {root.expr}, colCount);")
+    lo.emit(f"Mul({root.expr}, {root.expr}, {peak.expr}, colCount);")
+    lo.release(peak)
+    if node.users and all(str(user.target) == "aten.sqrt.default" for user in node.users):
+        lo.given.update(node.users)
+    else:
+        lo.emit(f"Mul({root.expr}, {root.expr}, {root.expr}, colCount);")
+    return root
 
 
 def _vector_norm(lo: Lowering, node, x, ord=2, dims=None, keepdim=False, dtype=None):
