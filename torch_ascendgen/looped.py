@@ -59,6 +59,8 @@ def _broadcast(*shapes: tuple) -> tuple:
 
 
 def _dims(given, rank: int) -> list[int]:
+    if rank == 0:  # a 0-dim tensor has no dim to reduce: layout_of refuses the reduction by name
+        return []
     if given is None or (isinstance(given, (list, tuple)) and not given):
         return list(range(rank))
     return sorted({d % rank for d in (given if isinstance(given, (list, tuple)) else [given])})
