@@ -45,11 +45,16 @@ def _module_key() -> str:
     return digest.hexdigest()[:32]
 
 
+def runtime_module_path() -> Path:
+    """Where the runtime extension's file is (or will be, once built)."""
+    return config.cache_dir() / "runtime" / _module_key() / (MODULE_NAME + sysconfig.get_config_var("EXT_SUFFIX"))
+
+
 def build_runtime_module() -> Path:
     """The runtime extension's file, built first if needed, not loaded. A sandboxed child cannot write the
-    cache, so the caller builds it before starting one."""
-    directory = config.cache_dir() / "runtime" / _module_key()
-    library = directory / (MODULE_NAME + sysconfig.get_config_var("EXT_SUFFIX"))
+    cache, so the caller builds it (while the child starts: see search.candidate_worker)."""
+    library = runtime_module_path()
+    directory = library.parent
     if not library.is_file():
         directory.parent.mkdir(parents=True, exist_ok=True)
         with FileLock(str(directory) + ".lock"):

@@ -43,6 +43,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, Callable
 
@@ -162,12 +163,15 @@ class Worker:
     fails, this call and every later one fail the same way (a new child would too). A call that
     crashes the child or overruns its limit fails alone; the next call starts a new child.
     ``profile`` and ``writable`` (directories besides its scratch directory) shape its sandbox.
+    ``prerequisite``: the caller's own work the warm-up waits for (a build); its failure is the warm-up's.
     Use as a context manager: leaving it stops the child.
     """
 
     def __init__(self, warm_up: Callable[[], Any], warm_up_timeout: float, what: str = "the worker process",
                  memory_bytes: int | None = None, profile: str = "cpu", writable: tuple[str, ...] = (),
-                 warm_up_args: tuple = (), tensor_file_bytes: int = SHARED_TENSOR_BYTES):
+                 warm_up_args: tuple = (), tensor_file_bytes: int = SHARED_TENSOR_BYTES,
+                 prerequisite: Future | None = None):
+        self._prerequisite = prerequisite  # work of the caller's the warm-up needs done (it fails with it)
         memory_bytes = config.run_memory_bytes() if memory_bytes is None else memory_bytes  # 0: no limit
         self._folder = Path(tempfile.mkdtemp(prefix="ascendgen-worker-"))
         self._policy = Policy(config.sandbox(), profile, (str(self._folder), *writable), memory_bytes)
@@ -228,6 +232,8 @@ class Worker:
         if self._broken is None:
             self.start()
             try:
+                if self._prerequisite is not None:
+                    self._prerequisite.result()
                 status, value = self._child.warm_up(self._warm_up_timeout, self._what)
                 if status == "error":
                     raise value

@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable, Sequence
 
 import torch
@@ -32,7 +34,7 @@ from .errors import (AscendGenError, KernelBuildError, KernelCrashError, KernelT
 from .generate import ENTRY, Candidate
 from .library_audit import audit_library
 from .measure import Measurement, measure_sim
-from .runtime import build_runtime_module
+from .runtime import build_runtime_module, runtime_module_path
 from .sandbox import Worker
 from .target import Target
 from .verify import InputSet, Tolerance, Verdict, check
@@ -74,7 +76,8 @@ class SearchResult:
 
 def candidate_worker(target: Target) -> Worker:
     """The child process candidates run in; one can serve several searches (the model's repair rounds). The
-    runtime module the child loads is built here first: the sandboxed child cannot write the cache."""
+    runtime module the child loads is built here, while the child starts: the sandboxed child cannot write the
+    cache."""
     start_limit = config.build_timeout_s() + config.run_timeout_s()
     if target.is_npu:  # no address-space limit: the NPU runtime reserves large virtual ranges for device memory
         from .npu_runtime import build_npu_runtime_module
@@ -85,8 +88,23 @@ def candidate_worker(target: Target) -> Worker:
             log_dir.mkdir(parents=True, exist_ok=True)
         return Worker(prepare_npu_child, start_limit, "the process that runs candidates on the NPU", memory_bytes=0,
                       profile="npu", writable=(str(log_dir),), warm_up_args=(str(library),))
-    return Worker(prepare_child, start_limit, "the process that runs candidates",
-                  warm_up_args=(str(build_runtime_module()),))
+    library = runtime_module_path()
+    building = None if library.is_file() else _in_background(build_runtime_module)  # once per machine
+    return Worker(prepare_child, start_limit, "the process that runs candidates", warm_up_args=(str(library),),
+                  prerequisite=building)
+
+
+def _in_background(work: Callable[[], object]) -> Future:
+    """``work()`` on a thread of its own: the child imports torch meanwhile, and its first call waits for it."""
+    future: Future = Future()
+
+    def run() -> None:
+        try:
+            future.set_result(work())
+        except BaseException as exc:  # noqa: BLE001 - handed to whoever waits for the result
+            future.set_exception(exc)
+    threading.Thread(target=run, name="ascendgen-runtime-build", daemon=True).start()
+    return future
 
 
 def search(task: KernelTask, reference: Callable, candidates: Sequence[Candidate], input_sets: Sequence[InputSet],
@@ -237,6 +255,8 @@ def prepare_child(runtime_library: str) -> None:
     from . import simulator  # noqa: F401
     from .runtime import runtime_module, use_runtime_module
 
+    while not Path(runtime_library).is_file():  # the parent may still be building it (candidate_worker)
+        time.sleep(0.05)
     use_runtime_module(runtime_library)
     runtime_module()
 
