@@ -81,6 +81,7 @@ CASES = {
     "add_rms_norm": (lambda a, r, w: rms_norm(a + r, w), [x(8, 64), x(8, 64), x(64)]),
     "l1_norm": (lambda a: a.abs().sum(-1), [x(8, 64)]),
     "l2_norm": (lambda a: a.norm(dim=-1), [x(8, 64)]),
+    "normalize_rows_of_one": (lambda a: F.normalize(a, dim=-1), [x(8, 1)]),
     "normalize": (lambda a: F.normalize(a, dim=-1), [x(8, 64)]),
     "softmax_then_scale": (lambda a, w: F.softmax(a * 0.125, -1) * w, [x(8, 64), x(64)]),
     # reductions over all elements: losses and global norms, spread over tiles and blocks
@@ -135,6 +136,19 @@ def test_variance_is_finite_where_torchs_is_though_squares_overflow(name, genera
     (got,) = ContractKernel(kernel, task, "Ascend910B2")(rows)
     expected = function(rows)
     assert torch.isfinite(expected[0]) and torch.equal(torch.isinf(got), torch.isinf(expected))
+    assert torch.allclose(got, expected, rtol=1e-4, atol=1e-5, equal_nan=True)
+
+
+@pytest.mark.parametrize("name, huge_is_finite", [("l2_norm", False), ("normalize_rows_of_one", True)])
+def test_norms_overflow_exactly_where_torchs_do(name, huge_is_finite, generated):
+    """PyTorch squares in float32 for a norm (3.7e19 in a row overflows), but the norm of one element is |x|."""
+    function, (example,) = CASES[name]
+    task, kernel = generated[name]
+    rows = torch.randn(example.shape)
+    rows[0, 0] = 3.7e19
+    (got,) = ContractKernel(kernel, task, "Ascend910B2")(rows)
+    expected = function(rows)
+    assert bool(torch.isfinite(expected[0]).all()) == huge_is_finite
     assert torch.allclose(got, expected, rtol=1e-4, atol=1e-5, equal_nan=True)
 
 

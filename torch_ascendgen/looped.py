@@ -107,24 +107,28 @@ def _layer_norm(b: _Builder, x, normalized_shape, weight, bias, eps):
     return (y, mean, rstd)
 
 
-_TINY = float(torch.finfo(torch.float32).tiny)
+_TINY, _LARGEST = float(torch.finfo(torch.float32).tiny), float(torch.finfo(torch.float32).max)
+
+
+def _scaled_root(b: _Builder, magnitude, dims: list[int], keepdim: bool, correction: float):
+    """sqrt(sum(magnitude ** 2) / (count - correction)) over ``dims``, with the squares taken of magnitude / its
+    largest value: PyTorch's variance is finite (double accumulation) where float32 squares overflow."""
+    def largest(keep: bool) -> torch.fx.Node:
+        peak = b.reduce(aten.amax.default, magnitude, dims, keep)
+        return b.op(aten.clamp.default, peak, _TINY, _LARGEST, shape=peak.meta["shape"])  # inf divides as max
+    scaled = b.op(aten.div.Tensor, magnitude, largest(True))
+    total = b.reduce(aten.sum.dim_IntList, b.op(aten.mul.Tensor, scaled, scaled), dims, keepdim)
+    total = b.op(divide_by_count, total, correction, shape=total.meta["shape"])
+    return b.op(aten.mul.Tensor, b.op(aten.sqrt.default, total), largest(keepdim))
 
 
 def _var(b: _Builder, x, dims=None, correction=None, keepdim=False):
-    """(variance, standard deviation), each scaled by the largest |x - mean| of its row: PyTorch accumulates var in
-    double, so squares must not overflow float32 where the variance (or its root) does not."""
+    """(variance, standard deviation), scaled by the largest |x - mean| (see _scaled_root): the root stays finite
+    where the variance overflows."""
     dims = _dims(dims, len(x.meta["shape"]))
     centered = b.op(aten.sub.Tensor, x, b.reduce(aten.mean.dim, x, dims, True))
-    magnitude = b.op(aten.abs.default, centered)
-
-    def largest(keep: bool) -> torch.fx.Node:
-        peak = b.reduce(aten.amax.default, magnitude, dims, keep)
-        return b.op(aten.clamp_min.default, peak, _TINY, shape=peak.meta["shape"])
-    scaled = b.op(aten.div.Tensor, centered, largest(True))
-    total = b.reduce(aten.sum.dim_IntList, b.op(aten.mul.Tensor, scaled, scaled), dims, keepdim)
-    mean_square = b.op(divide_by_count, total, float(1 if correction is None else correction),
-                       shape=total.meta["shape"])
-    root = b.op(aten.mul.Tensor, b.op(aten.sqrt.default, mean_square), largest(keepdim))
+    root = _scaled_root(b, b.op(aten.abs.default, centered), dims, keepdim,
+                        float(1 if correction is None else correction))
     return (b.op(aten.mul.Tensor, root, root), root)
 
 
@@ -132,10 +136,10 @@ def _vector_norm(b: _Builder, x, ord=2, dims=None, keepdim=False, dtype=None):
     dims = _dims(dims, len(x.meta["shape"]))
     p = float(ord)
     magnitude = b.op(aten.abs.default, x)
-    if p == 2.0:
+    if p == 2.0 and any(x.meta["shape"][d] != 1 for d in dims):  # PyTorch squares in float32 too
         total = b.reduce(aten.sum.dim_IntList, b.op(aten.mul.Tensor, x, x), dims, keepdim)
         return b.op(aten.sqrt.default, total)
-    if p == 1.0:
+    if p in (1.0, 2.0):  # the norm of one element is |x| in PyTorch: its square may overflow
         return b.reduce(aten.sum.dim_IntList, magnitude, dims, keepdim)
     if p in (float("inf"), float("-inf")):
         return b.reduce(aten.amax.default if p > 0 else aten.amin.default, magnitude, dims, keepdim)

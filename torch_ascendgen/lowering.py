@@ -865,6 +865,31 @@ def _centered(lo: Lowering, x: Val) -> tuple[Val, Val]:
     return lo.binary("Sub", x, lo.broadcast_rows(mean)), mean
 
 
+def _scaled_root(lo: Lowering, magnitude: Val, divisor: str) -> Val:
+    """sqrt(sum(magnitude ** 2) / divisor) per row, with the squares taken of magnitude / its row's largest value:
+    PyTorch's variance is finite (double accumulation) where float32 squares overflow. ``magnitude`` must be
+    non-negative; it is consumed."""
+    lo.kind = "col"
+    peak = _reduce_rows(lo, "max", magnitude)
+    finfo = torch.finfo(torch.float32)  # an infinite peak divides as the largest finite one: inf stays inf, not NaN
+    lo.emit(f"Maxs({peak.expr}, {peak.expr}, {float_literal(float(finfo.tiny))}, colCount);")
+    lo.emit(f"Mins({peak.expr}, {peak.expr}, {float_literal(float(finfo.max))}, colCount);")
+    lo.kind = "full"
+    spread = lo.broadcast_rows(peak)
+    scaled = lo.binary("Div", magnitude, spread)
+    lo.release(spread)
+    lo.release(magnitude)
+    lo.emit(f"Mul({scaled.expr}, {scaled.expr}, {scaled.expr}, count);")
+    lo.kind = "col"
+    root = _reduce_rows(lo, "sum", scaled)
+    lo.release(scaled)
+    lo.emit(f"Muls({root.expr}, {root.expr}, 1.0f / {divisor}, colCount);")
+    lo.emit(f"Sqrt({root.expr}, {root.expr}, colCount);")
+    lo.emit(f"Mul({root.expr}, {root.expr}, {peak.expr}, colCount);")
+    lo.release(peak)
+    return root
+
+
 def _var(lo: Lowering, node, x, dims=None, correction=1, keepdim=False):
     """The variance, scaled by the row's largest |x - mean|: PyTorch accumulates var in double, so squares must not
     overflow float32 where the variance does not. When the variance only feeds square roots (std), the root itself
@@ -873,25 +898,9 @@ def _var(lo: Lowering, node, x, dims=None, correction=1, keepdim=False):
     centered, mean = _centered(lo, x)
     lo.release(mean)
     magnitude = lo.unary("Abs", centered)
-    lo.kind = "col"
-    peak = _reduce_rows(lo, "max", magnitude)
-    lo.release(magnitude)
-    lo.emit(f"Maxs({peak.expr}, {peak.expr}, {float_literal(float(torch.finfo(torch.float32).tiny))}, colCount);")
-    lo.kind = "full"
-    spread = lo.broadcast_rows(peak)
-    scaled = lo.binary("Div", centered, spread)
-    lo.release(spread)
     lo.release(centered)
-    lo.emit(f"Mul({scaled.expr}, {scaled.expr}, {scaled.expr}, count);")
-    lo.kind = "col"
-    root = _reduce_rows(lo, "sum", scaled)
-    lo.release(scaled)
     divisor = float(1 if correction is None else correction)
-    lo.emit(f"Muls({root.expr}, {root.expr}, 1.0f / (static_cast<float>(cols_) - {float_literal(divisor)}), "
-            "colCount);")
-    lo.emit(f"Sqrt({root.expr}, {root.expr}, colCount);")
-    lo.emit(f"Mul({root.expr}, {root.expr}, {peak.expr}, colCount);")
-    lo.release(peak)
+    root = _scaled_root(lo, magnitude, f"(static_cast<float>(cols_) - {float_literal(divisor)})")
     if node.users and all(str(user.target) == "aten.sqrt.default" for user in node.users):
         lo.given.update(node.users)
     else:
@@ -910,18 +919,30 @@ def _vector_norm(lo: Lowering, node, x, ord=2, dims=None, keepdim=False, dtype=N
         result = _reduce_rows(lo, "max" if p > 0 else "min", magnitude)
         lo.release(magnitude)
         return result
-    if p == 1.0:
-        result = _reduce_rows(lo, "sum", magnitude)
-    elif p == 2.0:
+    if p == 2.0 and not _reduces_only_ones(node):  # PyTorch squares in float32 too (its norm of one element is |x|)
         lo.kind = "full"
         lo.emit(f"Mul({magnitude.expr}, {magnitude.expr}, {magnitude.expr}, count);")
         lo.kind = "col"
         result = _reduce_rows(lo, "sum", magnitude)
         lo.emit(f"Sqrt({result.expr}, {result.expr}, colCount);")
-    else:
+        lo.release(magnitude)
+        return result
+    if p not in (1.0, 2.0):
         raise UnsupportedFunction(f"vector norms of order {ord} are not supported by the built-in generator yet")
+    result = _reduce_rows(lo, "sum", magnitude)
     lo.release(magnitude)
     return result
+
+
+def _reduces_only_ones(node) -> bool:
+    """Whether every dim a reduction node reduces has size 1 in the graph (size-1 dims are kept as 1 by capture)."""
+    shape = node.args[0].meta.get("shape") if isinstance(node.args[0], torch.fx.Node) else None
+    dims = node.args[2] if len(node.args) > 2 else node.kwargs.get("dim")
+    if shape is None:
+        return False
+    rank = len(shape)
+    reduced = range(rank) if not dims else [d % rank for d in (dims if isinstance(dims, (list, tuple)) else [dims])]
+    return rank > 0 and all(shape[d] == 1 for d in reduced)
 
 
 def _log1p(lo: Lowering, node, x):
