@@ -214,3 +214,15 @@ def test_backend_internal_failure_runs_the_graph_as_given(monkeypatch, compile_o
         torch.testing.assert_close(torch.compile(model, backend="ascendgen", options=compile_options)(x), model(x))
     said = [w for w in caught if issubclass(w.category, AscendGenWarning)]
     assert len(said) == 1 and "aot failed" in str(said[0].message)
+
+
+def test_backend_keeps_std_one_op_so_eager_regions_compute_what_the_model_does(compile_options):
+    """PyTorch's std accumulates in double; written out as sqrt(var) it would overflow float32 on this input."""
+    def spread(x):
+        return x.std(dim=0) - x.mean(dim=0)
+
+    x = torch.tensor([[3.4e38, 0.0], [1.0, 2.0]])
+    with torch.no_grad():
+        got = torch.compile(spread, backend="ascendgen", options=compile_options)(x)
+    torch.testing.assert_close(got, spread(x))
+    assert torch.isfinite(got[0])
