@@ -36,7 +36,7 @@ setup(
     install_requires=["torch>=2.1", "pybind11>=2.11", "filelock>=3.12", "platformdirs>=3.0", "tqdm>=4.60",
                       "openai>=1.30"],
     extras_require={
-        "test": ["pytest>=7"],
+        "test": ["pytest>=7", "hypothesis>=6.0"],
         "npu": ["torch_npu"],
         "llm": ["vllm"],  # optional: to serve a model on this machine (`vllm serve MODEL`)
     },
