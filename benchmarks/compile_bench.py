@@ -5,10 +5,12 @@
   every region is searched; the simulator's content-hashed builds of earlier runs on this machine may
   be reused) and warm (a second fresh process on that cache);
 - estimated NPU time of the model's graphs with the kernels against eager PyTorch (simulator). Kernels:
-  the simulator's cost model at the model's shapes. Eager: every ATen op of the graph as the bytes it
-  reads and writes at the SoC's HBM bandwidth (soc.py hbm_gb_per_s) plus the cost model's fixed 3 us
-  launch; views are free; matmuls are counted by bytes only, which underestimates them, and they run
-  eagerly in both columns, so the difference between the columns is the regions' alone.
+  the simulator's cost model at the model's shapes. Eager: every ATen op of the graph priced on the cost
+  model's own assumptions (backend.EAGER_LAUNCH_NS: a 3 us launch, its blocks' dispatch, a GM latency) plus
+  the bytes it reads and writes at the SoC's HBM bandwidth (soc.py hbm_gb_per_s); views are free; matmuls
+  are counted by bytes only, which underestimates them, and they run eagerly in both columns, so the
+  difference between the columns is the regions' alone. A region whose kernel is not estimated faster than
+  its eager ops stays eager.
 
     python benchmarks/compile_bench.py
     python benchmarks/compile_bench.py --models mlp,loss    # a subset
