@@ -138,7 +138,8 @@ def main() -> None:
             print(f"{'':<9}eager region: {reason}")
     print("\nEstimated NPU time of the model's graphs. Kernels: the simulator's cost model at the model's shapes. "
           "Eager: each ATen op's bytes read and written at the SoC's HBM bandwidth (soc.py hbm_gb_per_s) plus the "
-          "cost model's 3 us launch; views free; matmuls by bytes only (an underestimate, eager in both columns).")
+          "cost model's launch, block dispatch and GM latency (backend.py); views free; matmuls by bytes only (an "
+          "underestimate, eager in both columns). A region whose kernel is not estimated faster stays eager.")
 
 
 if __name__ == "__main__":
