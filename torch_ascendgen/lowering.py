@@ -919,17 +919,16 @@ def _vector_norm(lo: Lowering, node, x, ord=2, dims=None, keepdim=False, dtype=N
         result = _reduce_rows(lo, "max" if p > 0 else "min", magnitude)
         lo.release(magnitude)
         return result
-    if p == 2.0 and not _reduces_only_ones(node):  # PyTorch squares in float32 too (its norm of one element is |x|)
+    if p not in (1.0, 2.0):
+        raise UnsupportedFunction(f"vector norms of order {ord} are not supported by the built-in generator yet")
+    squared = p == 2.0 and not _reduces_only_ones(node)  # PyTorch squares in float32 too; a norm of one is |x|
+    if squared:
         lo.kind = "full"
         lo.emit(f"Mul({magnitude.expr}, {magnitude.expr}, {magnitude.expr}, count);")
         lo.kind = "col"
-        result = _reduce_rows(lo, "sum", magnitude)
-        lo.emit(f"Sqrt({result.expr}, {result.expr}, colCount);")
-        lo.release(magnitude)
-        return result
-    if p not in (1.0, 2.0):
-        raise UnsupportedFunction(f"vector norms of order {ord} are not supported by the built-in generator yet")
     result = _reduce_rows(lo, "sum", magnitude)
+    if squared:
+        lo.emit(f"Sqrt({result.expr}, {result.expr}, colCount);")
     lo.release(magnitude)
     return result
 
