@@ -149,13 +149,20 @@ class ShapeDeclined(ValueError):
 
 
 class ContractKernel:
-    """Runs a kernel-contract kernel on the simulator: allocates outputs, tiles per shape (memoised)."""
+    """Runs a kernel-contract kernel on the simulator: allocates outputs, tiles per shape (memoised).
 
-    def __init__(self, kernel, task, soc: str):
+    ``checked=True``: every launch is a checked one (SimKernel.launch): a raw-pointer access by the kernel
+    kills the process after naming the argument and the code, so only expendable processes (the search's
+    child, the serving worker) may run model-written kernels this way."""
+
+    def __init__(self, kernel, task, soc: str, checked: bool = False):
         self.kernel = kernel
         self.task = task
         self.soc = soc
+        self.checked = checked
         self._tilings: dict[tuple, tuple] = {}
+        self._labels = ([f"input {i}" for i in range(len(task.inputs))]
+                        + [f"output {i}" for i in range(len(task.outputs))] + ["workspace", "tiling"])
 
     def plan(self, inputs) -> tuple[list[tuple[int, ...]], object]:
         """Output shapes and the tiling for these inputs; ValueError when the kernel cannot take them."""
@@ -169,13 +176,14 @@ class ContractKernel:
             cached = self._tilings[key] = (shapes, tiling)
         return cached
 
-    def run(self, *inputs, counters: bool = True):
-        """(outputs, the launch's RunReport)."""
+    def run(self, *inputs, counters: bool = True, block_order_seed: int = 0):
+        """(outputs, the launch's RunReport). ``block_order_seed``: see SimKernel.launch."""
         shapes, tiling = self.plan(inputs)
         outputs = tuple([torch.empty(shape, dtype=spec.dtype) for shape, spec in zip(shapes, self.task.outputs)])
         workspace = torch.empty(tiling.workspace_bytes, dtype=torch.uint8) if tiling.workspace_bytes else None
         report = self.kernel.launch(tiling.block_dim, *[t.contiguous() for t in inputs], *outputs, workspace,
-                                    tiling.data, soc=self.soc, counters=counters)
+                                    tiling.data, soc=self.soc, counters=counters, checked=self.checked,
+                                    block_order_seed=block_order_seed, labels=self._labels)
         return outputs, report
 
     def __call__(self, *inputs):

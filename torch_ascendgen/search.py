@@ -227,7 +227,15 @@ def _verdict(reference: Callable, input_set: InputSet, run: "SetRun", tolerance:
         return Verdict(False, f"input set '{input_set.name}': the kernel modified its inputs "
                               f"{list(run.modified_inputs)}", kind="modified_input", input_set=input_set.name)
     outputs = run.outputs
-    return check(reference, lambda *_: outputs, input_set, tolerance)
+    verdict = check(reference, lambda *_: outputs, input_set, tolerance)
+    for repeat in run.repeats if verdict.ok else ():
+        again = check(reference, lambda *_: repeat.outputs, input_set, tolerance)
+        if not again.ok:
+            return dataclasses.replace(again, reason=(
+                f"input set '{input_set.name}': launch {repeat.launch} (block order seed {repeat.block_order_seed}) "
+                "gave different results from the first launch on the same inputs: the kernel keeps state between "
+                f"launches, or its blocks race. {again.reason}"))
+    return verdict
 
 
 def _describe(exc: Exception) -> str:
@@ -239,6 +247,15 @@ def _describe(exc: Exception) -> str:
 
 
 @dataclass(frozen=True)
+class Repeat:
+    """A later launch on an input set whose outputs differ bitwise from the first launch's."""
+
+    launch: int  # the launch's number in the candidate's run, from 1
+    block_order_seed: int
+    outputs: tuple[torch.Tensor, ...]
+
+
+@dataclass(frozen=True)
 class SetRun:
     """A candidate's run on one input set, as the child saw it."""
 
@@ -247,6 +264,15 @@ class SetRun:
     error: str = ""
     measurement: Measurement | None = None
     declined: bool = False  # the kernel's tiling refused these shapes
+    repeats: tuple[Repeat, ...] = ()  # later launches that gave other outputs (at most MAX_REPEATS_KEPT)
+
+
+# Repeated launches (run_candidate): static state shows after some launches, and results that depend on
+# which block runs first show under another block order. Each launch is on fresh clones, with a block order
+# drawn at random (the seed is in the failure reason, so it reproduces).
+TOTAL_LAUNCHES = 24  # per candidate, the first launch on each input set included
+REPEAT_ELEMENTS = 1 << 22  # input elements the extra launches may process in all: they go mostly to small sets
+MAX_REPEATS_KEPT = 3  # differing outputs per input set sent back to be checked
 
 
 def prepare_child(runtime_library: str) -> None:
@@ -263,11 +289,13 @@ def prepare_child(runtime_library: str) -> None:
 
 def run_candidate(build: SimBuild, source: str, task: KernelTask, input_sets: list[InputSet],
                   soc: str) -> list[SetRun]:
-    """Load ``build`` and run it on every input set (on clones); stops at the first error."""
+    """Load ``build`` and run it on every input set (on clones), then again on the sets in turn (repeat_plan),
+    each time in another block order; stops at the first error. Launches are checked (SimKernel.launch): a
+    raw-pointer access kills this process after reporting where."""
     from .runtime import ContractKernel, ShapeDeclined
     from .simulator import SimKernel
 
-    kernel = ContractKernel(SimKernel(build, source, "kernel.cpp"), task, soc)
+    kernel = ContractKernel(SimKernel(build, source, "kernel.cpp"), task, soc, checked=True)
     runs = []
     for input_set in input_sets:
         clones = [t.clone() for t in input_set.tensors]
@@ -282,7 +310,52 @@ def run_candidate(build: SimBuild, source: str, task: KernelTask, input_sets: li
         modified = tuple(i for i, (a, b) in enumerate(zip(input_set.tensors, clones)) if not _same_bits(a, b))
         measurement = measure_sim(lambda: kernel.run(*clones), report.estimated_ns, repeats=1) if not runs else None
         runs.append(SetRun(outputs, modified, "", measurement))
+    if runs and (runs[-1].declined or not runs[-1].error):  # no launch failed
+        _launch_again(kernel, input_sets, runs)
     return runs
+
+
+def repeat_plan(sizes: Sequence[int | None], done: int) -> list[int]:
+    """The input sets (by index) of the launches after the first ``done``: round robin over the sets that ran
+    (``sizes``: their input elements, None for the others) so that shapes and data interleave, skipping a set
+    once it no longer fits in what is left of REPEAT_ELEMENTS, until TOTAL_LAUNCHES."""
+    plan: list[int] = []
+    left = REPEAT_ELEMENTS
+    eligible = [i for i, size in enumerate(sizes) if size is not None]
+    while eligible and done + len(plan) < TOTAL_LAUNCHES:
+        fitting = [i for i in eligible if sizes[i] <= left]
+        for i in fitting[:TOTAL_LAUNCHES - done - len(plan)]:
+            plan.append(i)
+            left -= sizes[i]
+        eligible = [i for i in fitting if sizes[i] <= left]
+    return plan
+
+
+def _launch_again(kernel, input_sets: Sequence[InputSet], runs: list[SetRun]) -> None:
+    """The repeated launches of run_candidate; a differing result is added to its set's run (the parent checks
+    it against the reference), an error or modified input replaces the run's verdict."""
+    import secrets
+
+    sizes = [sum(t.numel() for t in s.tensors) if i < len(runs) and not runs[i].error else None
+             for i, s in enumerate(input_sets)]
+    done = sum(size is not None for size in sizes)
+    for launch, index in enumerate(repeat_plan(sizes, done), start=done + 1):
+        seed = secrets.randbits(63) | 1
+        clones = [t.clone() for t in input_sets[index].tensors]
+        run = runs[index]
+        where = f"launch {launch} (block order seed {seed})"
+        try:
+            outputs, _ = kernel.run(*clones, counters=False, block_order_seed=seed)
+        except (SimulatorError, ValueError, AscendGenError) as exc:
+            runs[index] = dataclasses.replace(run, error=f"{where}: {type(exc).__name__}: {exc}")
+            return
+        modified = tuple(i for i, (a, b) in enumerate(zip(input_sets[index].tensors, clones)) if not _same_bits(a, b))
+        if modified:
+            runs[index] = dataclasses.replace(run, modified_inputs=modified)
+            return
+        differs = any(not _same_bits(a, b) for a, b in zip(run.outputs, outputs))
+        if differs and len(run.repeats) < MAX_REPEATS_KEPT:
+            runs[index] = dataclasses.replace(run, repeats=(*run.repeats, Repeat(launch, seed, outputs)))
 
 
 def prepare_npu_child(npu_runtime_library: str) -> None:

@@ -15,14 +15,17 @@ import functools
 
 import ctypes
 import re
+import shutil
 import struct
+import subprocess
+from pathlib import Path
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 import torch
 
 from . import config
-from .build import SimBuild, build_sim_kernel
+from .build import SimBuild, build_sim_kernel, builds_root
 from .errors import AscendGenError, KernelArgumentError, SimulatorError
 from .runtime import build_runtime_module, load_library, use_runtime_module
 from .sandbox import run_in_child
@@ -122,16 +125,25 @@ class SimKernel:
         data, blocks, workspace = self._library.tiling(profile.vector_cores, [list(map(int, s)) for s in shapes])
         return Tiling(data, blocks, workspace)
 
-    def launch(self, block_dim: int, *args: Any, soc: str | None = None, counters: bool = True) -> RunReport:
+    def launch(self, block_dim: int, *args: Any, soc: str | None = None, counters: bool = True,
+               checked: bool = False, block_order_seed: int = 0, labels: Sequence[str] = ()) -> RunReport:
         """Run on ``block_dim`` logical cores in this process; raise SimulatorError on a rule violation.
 
         ``counters=False`` leaves the report's per-core counters empty (the estimate is still made):
-        a kernel op's calls need only the outputs."""
+        a kernel op's calls need only the outputs.
+
+        ``checked=True`` hands the kernel GM (and UB) addresses that nothing can dereference: only the
+        simulator's API reaches the data, so any raw-pointer access faults, and a handler installed for
+        it writes which argument, offset and code to stderr before the process dies. Use it only in an
+        expendable process (a sandboxed child or worker), never in the user's. ``labels`` name the
+        arguments in that report ("input 0"). ``block_order_seed``: 0 hands blocks to cores in order,
+        anything else in an order drawn from it."""
         profile = get_soc(soc or config.default_soc())
         if not isinstance(block_dim, int) or block_dim < 1 or block_dim > 65535:
             raise KernelArgumentError(f"block_dim must be an int from 1 to 65535, got {block_dim!r}")
         values, regions, keep_alive = self._marshal(args)
-        result = self._library.run(block_dim, _sim_dict(profile), values, regions, counters)
+        result = self._library.run(block_dim, _sim_dict(profile), values, regions, counters, checked,
+                                   block_order_seed & (2**64 - 1), list(labels))
         del keep_alive
         if result["status"] == 1:
             raise self._diagnostic(result["diagnostic"])
@@ -141,12 +153,12 @@ class SimKernel:
                          result["cores"])
 
     def launch_isolated(self, block_dim: int, *args: Any, soc: str | None = None,
-                        timeout: float | None = None) -> RunReport:
+                        timeout: float | None = None, checked: bool = False) -> RunReport:
         """Like launch, in a child process with a time limit; tensor arguments receive the results."""
         limit = config.run_timeout_s() if timeout is None else timeout
         runtime = str(build_runtime_module())  # the sandboxed child only loads it
         report, after = run_in_child(_launch_in_child, self.build, self.source, self.filename, block_dim, list(args),
-                                     soc, runtime, timeout=limit, what=f"kernel {self.entry}")
+                                     soc, runtime, checked, timeout=limit, what=f"kernel {self.entry}")
         for before, result in zip(args, after):
             if isinstance(before, torch.Tensor):
                 before.copy_(result)
@@ -198,10 +210,10 @@ def compile_kernel(source: str, entry: str | None = None, *, filename: str = "ke
 
 
 def _launch_in_child(build: SimBuild, source: str, filename: str, block_dim: int, args: list, soc: str | None,
-                     runtime_library: str):
+                     runtime_library: str, checked: bool = False):
     use_runtime_module(runtime_library)
     kernel = SimKernel(build, source, filename)
-    report = kernel.launch(block_dim, *args, soc=soc)
+    report = kernel.launch(block_dim, *args, soc=soc, checked=checked)
     return report, [a if isinstance(a, torch.Tensor) else None for a in args]
 
 
@@ -254,3 +266,35 @@ def _scalar_bytes(kind: int, size: int, arg: Any, index: int, entry: str) -> byt
         return struct.pack("<" + (code if kind == ARG_INT else code.upper()), int(arg))
     except struct.error as exc:
         raise KernelArgumentError(f"argument {index} of {entry}: {arg!r} does not fit the parameter ({exc})") from None
+
+
+_FAULT_PC_RE = re.compile(r"^ascendgen-fault-pc: (0x[0-9a-f]+) in (\S+)$", re.MULTILINE)
+
+
+def fault_location(output: str) -> tuple[str, str]:
+    """("kernel.cpp:77 (in add_custom)", ``output`` without the report's address line) for the fault a checked
+    launch reported in a child's ``output`` (its handler prints the code's offset in the kernel library), from
+    the library's line tables; ("", output) when there is none. Only libraries in our build cache are read:
+    the child's output is the kernel's to forge."""
+    found = _FAULT_PC_RE.findall(output)
+    if not found:
+        return "", output
+    offset, library = found[-1]
+    where = _source_line(Path(library), offset)
+    return where, _FAULT_PC_RE.sub("", output).strip() if where else output
+
+
+def _source_line(library: Path, offset: str) -> str:
+    tool = shutil.which("addr2line")
+    try:
+        if tool is None or library.name != "kernel.so" or not library.resolve().is_relative_to(builds_root().resolve()):
+            return ""
+        done = subprocess.run([tool, "-f", "-C", "-e", str(library), offset], capture_output=True, text=True,
+                              timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    lines = done.stdout.split("\n")
+    if len(lines) < 2 or ":" not in lines[1] or lines[1].startswith("??"):
+        return ""
+    file, _, line = lines[1].partition(" ")[0].rpartition(":")
+    return f"{Path(file).name}:{line}" + (f" (in {lines[0]})" if lines[0] and lines[0] != "??" else "")

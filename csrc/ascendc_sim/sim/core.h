@@ -73,6 +73,7 @@ struct CoreState {
     SimCoreReport* report = nullptr;
     uint32_t block_idx = 0;
     uint8_t* ub = nullptr;
+    uint8_t* ub_shadow = nullptr;  // checked launches: where the kernel sees this UB (LocalTensor::GetPhyAddr)
     uint32_t ub_used = 0;
     uint32_t queue_buffers[32] = {};  // per TPosition, for the event-ID limit
     uint32_t buffers = 0;             // queue buffers and TBufs, at most 64 per kernel
@@ -128,18 +129,25 @@ inline const SimRegion* find_region(const LaunchState& launch, uint64_t address)
     return address < region->base + std::max<uint64_t>(region->bytes, 1) ? region : nullptr;
 }
 
+// Where the simulator reads and writes the bytes at a kernel's GM address inside `region`: in a
+// checked launch the kernel's addresses are inaccessible and the data lives at the region's alias.
+inline uint8_t* gm_data(uint64_t base, uint64_t alias, uint64_t address) {
+    return reinterpret_cast<uint8_t*>(alias != 0 ? alias + (address - base) : address);
+}
+
 // The kernel argument a GlobalTensor was set on (SetGlobalBuffer), so that an access through it
 // is checked against that one tensor even when another tensor lies right behind it in memory.
 struct GmHome {
     uint64_t base = 0;
     uint64_t bytes = 0;
     int32_t arg_index = -1;  // -1: not set on a launcher tensor
+    uint64_t alias = 0;
 };
 
 inline GmHome gm_home(const void* address) {
     if (t_core == nullptr) return {};
     const SimRegion* region = find_region(*t_core->launch, reinterpret_cast<uint64_t>(address));
-    return region ? GmHome{region->base, region->bytes, region->arg_index} : GmHome{};
+    return region ? GmHome{region->base, region->bytes, region->arg_index, region->alias} : GmHome{};
 }
 
 [[noreturn]] inline void fail_past_end(const char* api, uint64_t begin, uint64_t bytes, uint64_t base, uint64_t size,
@@ -162,13 +170,14 @@ inline GmHome gm_home(const void* address) {
 
 // Every GM access must lie inside one tensor the launcher passed: the one its GlobalTensor was set
 // on when `home` is known, else the one it starts in. Running past the end of one tensor into its
-// neighbour is caught even if both are views of one allocation.
-inline void check_gm(const void* address, uint64_t bytes, const char* api, Loc loc, const GmHome& home = {}) {
-    if (bytes == 0) return;
-    const CoreState& c = core(loc);
+// neighbour is caught even if both are views of one allocation. Returns where the simulator finds
+// the bytes (gm_data): every API access to GM goes through here, and only through here.
+inline uint8_t* check_gm(const void* address, uint64_t bytes, const char* api, Loc loc, const GmHome& home = {}) {
     uint64_t begin = reinterpret_cast<uint64_t>(address);
+    if (bytes == 0) return reinterpret_cast<uint8_t*>(begin);
+    const CoreState& c = core(loc);
     if (home.arg_index >= 0) {
-        if (begin >= home.base && begin + bytes <= home.base + home.bytes) return;
+        if (begin >= home.base && begin + bytes <= home.base + home.bytes) return gm_data(home.base, home.alias, begin);
         if (begin >= home.base) fail_past_end(api, begin, bytes, home.base, home.bytes, home.arg_index, loc);
     }
     const SimRegion* region = find_region(*c.launch, begin);
@@ -185,6 +194,7 @@ inline void check_gm(const void* address, uint64_t bytes, const char* api, Loc l
     }
     if (begin + bytes > region->base + region->bytes)
         fail_past_end(api, begin, bytes, region->base, region->bytes, region->arg_index, loc);
+    return gm_data(region->base, region->alias, begin);
 }
 
 // A GM write, for the write-race check at the end of the launch. Copies under SetAtomicAdd/Max/Min
@@ -212,6 +222,16 @@ inline void record_gm_write(CoreState& c, const void* address, uint64_t bytes, L
 
 inline uint64_t ub_offset(const CoreState& c, const void* p) {
     return static_cast<uint64_t>(static_cast<const uint8_t*>(p) - c.ub);
+}
+
+// The UB address a kernel is given (LocalTensor::GetPhyAddr). In a checked launch it lies in an
+// inaccessible shadow of the core's UB: scalar work through a raw UB pointer would be invisible to
+// the cost model, so it faults instead (LocalTensor GetValue/SetValue are charged).
+inline uint64_t ub_visible(const void* p) {
+    const CoreState* c = t_core;
+    auto address = reinterpret_cast<uint64_t>(p);
+    if (c == nullptr || c->ub_shadow == nullptr || p == nullptr) return address;
+    return reinterpret_cast<uint64_t>(c->ub_shadow) + (address - reinterpret_cast<uint64_t>(c->ub));
 }
 
 // A vector or copy operand: a live tensor, 32-byte aligned in UB, with room for `elements`.
@@ -353,6 +373,15 @@ inline void schedule(CoreState& c, int pipe, double cost_ns, std::initializer_li
     for (BufferTiming* s : sources)
         if (s != nullptr) s->read_end = std::max(s->read_end, end);
     if (dest != nullptr) dest->write_end = end + latency_ns;
+}
+
+// One scalar UB load or store on the S pipe (LocalTensor GetValue/SetValue/operator()): it waits for
+// the buffer's data, and the scalar pipe does one at a time (cost_model.h).
+inline void charge_scalar_ub(CoreState& c, const BufferTiming* b) {
+    double start = std::max(c.pipe_free[kPipeS], b != nullptr ? b->write_end : 0.0);
+    double cost = CostModel::scalar_ub_ns(c.soc());
+    c.pipe_free[kPipeS] = start + cost;
+    c.report->pipe_busy_ns[kPipeS] += cost;
 }
 
 inline void count_vector(CoreState& c, OpId op, uint64_t repeats, std::initializer_list<BufferTiming*> sources,

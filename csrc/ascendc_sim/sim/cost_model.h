@@ -43,8 +43,10 @@
 // - Scalar GM access (GlobalTensor GetValue/SetValue): 200 cycles each, an uncached GM round trip
 //   through the scalar unit. Assumption (the order of a DRAM access at 1.8 GHz); the AscendC
 //   guides tell kernels to avoid scalar GM access.
-// - Scalar UB access (LocalTensor GetValue/SetValue): 4 cycles each. Assumption: a scalar load or
-//   store plus the loop around it. (Charged once tensor.h books it on the S pipe.)
+// - Scalar UB access (LocalTensor GetValue/SetValue/operator()): 4 cycles each on the S pipe, one at
+//   a time, after the buffer's data has landed. Assumption: a scalar load or store plus the loop
+//   around it. A kernel cannot dodge these charges with raw pointers in a checked launch (the
+//   search's): the GM and UB addresses it is given there are inaccessible (sim_runtime.cpp).
 // - Launch: 3 us fixed, then the task scheduler starts one block every 40 ns. Assumption, sized to
 //   torch_npu's microsecond-order launch overhead; the best-practice guide "设置合适的核数" says the
 //   start-up ("header") overhead grows with the number of cores started, which the per-block

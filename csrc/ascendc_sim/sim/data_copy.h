@@ -154,13 +154,14 @@ void atomic_store(CoreState& c, T* dst, const T* src, uint64_t count, Loc loc) {
     }
 }
 
+// `dst`: where the bytes are (check_gm); `visible`: the kernel's address of them, for the race check.
 template <typename T>
-void store_gm(CoreState& c, T* dst, const T* src, uint64_t bytes, Loc loc) {
+void store_gm(CoreState& c, T* dst, const T* src, uint64_t bytes, Loc loc, const void* visible) {
     if (c.atomic_mode != 0) {
         atomic_store(c, dst, src, bytes / sizeof(T), loc);
     } else {
         std::memcpy(dst, src, bytes);
-        ascendc_sim::record_gm_write(c, dst, bytes, loc);
+        ascendc_sim::record_gm_write(c, visible, bytes, loc);
     }
 }
 
@@ -170,8 +171,9 @@ void gm_to_ub(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const CopyP
     check_ub_span(dst.GetPhyAddrPtr(), plan.dst_span(), uint64_t(dst.GetSize()) * sizeof(T), api, "destination", loc);
     const uint8_t* gm = reinterpret_cast<const uint8_t*>(src.GetPhyAddr());
     uint8_t* ub = reinterpret_cast<uint8_t*>(dst.GetPhyAddrPtr());
-    for (uint32_t i = 0; i < plan.count; ++i) ascendc_sim::check_gm(gm + i * plan.src_pitch, plan.bytes, api, loc, src.sim_home());
-    for (uint32_t i = 0; i < plan.count; ++i) std::memcpy(ub + i * plan.dst_pitch, gm + i * plan.src_pitch, plan.bytes);
+    for (uint32_t i = 0; i < plan.count; ++i)
+        std::memcpy(ub + i * plan.dst_pitch,
+                    ascendc_sim::check_gm(gm + i * plan.src_pitch, plan.bytes, api, loc, src.sim_home()), plan.bytes);
     uint64_t moved = plan.bytes * plan.count;
     c.report->gm_to_ub_bytes += moved;
     c.report->data_copies += 1;
@@ -186,9 +188,11 @@ void ub_to_gm(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const CopyP
     uint8_t* gm = reinterpret_cast<uint8_t*>(dst.GetPhyAddr());
     const uint8_t* ub = reinterpret_cast<const uint8_t*>(src.GetPhyAddrPtr());
     for (uint32_t i = 0; i < plan.count; ++i) ascendc_sim::check_gm(gm + i * plan.dst_pitch, plan.bytes, api, loc, dst.sim_home());
-    for (uint32_t i = 0; i < plan.count; ++i)
-        store_gm(c, reinterpret_cast<T*>(gm + i * plan.dst_pitch), reinterpret_cast<const T*>(ub + i * plan.src_pitch),
-                 plan.bytes, loc);
+    for (uint32_t i = 0; i < plan.count; ++i) {
+        uint8_t* at = gm + i * plan.dst_pitch;
+        store_gm(c, reinterpret_cast<T*>(ascendc_sim::check_gm(at, plan.bytes, api, loc, dst.sim_home())),
+                 reinterpret_cast<const T*>(ub + i * plan.src_pitch), plan.bytes, loc, at);
+    }
     uint64_t moved = plan.bytes * plan.count;
     c.report->ub_to_gm_bytes += moved;
     c.report->data_copies += 1;
@@ -268,8 +272,7 @@ void pad_in(const LocalTensor<T>& dst, const GlobalTensor<T>& src, uint32_t coun
     uint8_t* ub = reinterpret_cast<uint8_t*>(dst.GetPhyAddrPtr());
     uint64_t elems = padded / sizeof(T);
     for (uint32_t i = 0; i < count; ++i) {
-        const uint8_t* from = gm + i * plan.src_pitch;
-        ascendc_sim::check_gm(from, len, api, loc, src.sim_home());
+        const uint8_t* from = ascendc_sim::check_gm(gm + i * plan.src_pitch, len, api, loc, src.sim_home());
         T* row_out = reinterpret_cast<T*>(ub + i * plan.dst_pitch);
         // Padding and the dummy fill up to 32 bytes (DataCopyPad(ISASI).md): with no left/right padding
         // the dummy is the block's first element; with padding, the pad value when isPad, otherwise

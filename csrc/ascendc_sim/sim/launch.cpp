@@ -10,7 +10,9 @@
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
+#include <numeric>
 #include <queue>
+#include <random>
 #include <thread>
 #include <vector>
 
@@ -167,13 +169,14 @@ void poison_ub(uint8_t* ub, uint32_t bytes) {
 }
 
 // Runs one block on the calling thread. Diagnostics are caught here; the other blocks are told to stop.
-void run_block(LaunchState& launch, uint32_t block, uint8_t* ub, SimCoreReport* report, BlockOutcome& outcome,
-               BlockBody body, void** arg_values) {
+void run_block(LaunchState& launch, uint32_t block, uint8_t* ub, uint8_t* ub_shadow, SimCoreReport* report,
+               BlockOutcome& outcome, BlockBody body, void** arg_values) {
     CoreState c;
     c.launch = &launch;
     c.report = report;
     c.block_idx = block;
     c.ub = ub;
+    c.ub_shadow = ub_shadow;
     poison_ub(ub, launch.soc->ub_bytes);
     t_core = &c;
     try {
@@ -281,6 +284,15 @@ void report_error(SimLaunchResult* result, const SimError& error, int32_t block)
     result->diag.block = block;
 }
 
+// The order in which the blocks are handed to cores: in order for seed 0, else a permutation drawn
+// from the seed, so that repeated launches show results that depend on which block runs first.
+std::vector<uint32_t> block_order(uint32_t blocks, uint64_t seed) {
+    std::vector<uint32_t> order(blocks);
+    std::iota(order.begin(), order.end(), 0u);
+    if (seed != 0) std::shuffle(order.begin(), order.end(), std::mt19937_64(seed));
+    return order;
+}
+
 }  // namespace
 
 int run_launch(BlockBody body, const SimLaunchRequest* request, SimLaunchResult* result) {
@@ -295,12 +307,20 @@ int run_launch(BlockBody body, const SimLaunchRequest* request, SimLaunchResult*
               [](const SimRegion& a, const SimRegion& b) { return a.base < b.base; });
     result->status = 0;
     std::vector<BlockOutcome> outcomes(request->block_dim);
+    const std::vector<uint32_t> order = block_order(request->block_dim, request->block_order_seed);
     std::atomic<uint32_t> next{0};
+    std::atomic<uint32_t> slots{0};  // each participant's place in the UB shadow (checked launches)
     // All resident blocks run at once, as on the NPU: SyncAll needs every one of them to arrive.
     try {
         pool().run(resident, soc.ub_bytes, [&](uint8_t* ub) {
-            for (uint32_t b; (b = next.fetch_add(1)) < request->block_dim;)
-                run_block(launch, b, ub, &result->cores[b], outcomes[b], body, request->arg_values);
+            uint32_t slot = slots.fetch_add(1);
+            uint8_t* shadow = request->ub_shadow && slot < resident
+                                  ? reinterpret_cast<uint8_t*>(request->ub_shadow + slot * request->ub_shadow_stride)
+                                  : nullptr;
+            for (uint32_t i; (i = next.fetch_add(1)) < request->block_dim;) {
+                uint32_t b = order[i];
+                run_block(launch, b, ub, shadow, &result->cores[b], outcomes[b], body, request->arg_values);
+            }
         });
     } catch (const std::exception& e) {
         char text[512];

@@ -3,7 +3,7 @@
 #pragma once
 #include <stdint.h>
 
-#define ASCENDC_SIM_ABI_VERSION 1
+#define ASCENDC_SIM_ABI_VERSION 2
 #define ASCENDC_SIM_MAX_OPS 64
 #define ASCENDC_SIM_PIPES 4  // MTE2 (GM->UB), V (vector), MTE3 (UB->GM), S (scalar)
 
@@ -16,11 +16,15 @@ struct SimArgInfo {
 
 // One launcher-owned GM buffer (a tensor, the tiling bytes, the workspace). Every GM access must
 // fall inside one region; regions are checked one by one, never as one merged allocation.
+// `base` is the address the kernel sees; the simulator's API reads and writes the bytes at `alias`
+// (0: at `base`). A checked launch hands the kernel addresses in inaccessible memory, so that only
+// the API, which translates, reaches the data (sim_runtime.cpp).
 struct SimRegion {
     uint64_t base;
     uint64_t bytes;
     int32_t arg_index;
     int32_t writable;
+    uint64_t alias;
 };
 
 // Facts about the simulated SoC, filled from torch_ascendgen/soc.py.
@@ -41,6 +45,11 @@ struct SimLaunchRequest {
     void** arg_values;  // one pointer per kernel parameter, pointing at the value to pass
     const struct SimRegion* regions;
     uint32_t n_regions;
+    uint64_t block_order_seed;  // 0: blocks are handed to cores in order; else a permutation seeded by it
+    // Checked launches: inaccessible address space for each resident core's UB as the kernel sees it
+    // (LocalTensor::GetPhyAddr), `ub_shadow_stride` bytes apart; 0: the real UB addresses.
+    uint64_t ub_shadow;
+    uint64_t ub_shadow_stride;
 };
 
 struct SimCoreReport {

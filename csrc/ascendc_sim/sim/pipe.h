@@ -588,8 +588,8 @@ void SyncAll(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<int32_t
                           "SyncAll with usedCores = %d of %u blocks is not modelled by the simulator. Synchronise "
                           "all blocks (usedCores = 0).",
                           usedCores, blocks);
-    const uint8_t* flags = reinterpret_cast<const uint8_t*>(gmWorkspace.GetPhyAddr());
-    ascendc_sim::check_gm(flags, uint64_t(blocks) * 32, "SyncAll(gmWorkspace)", loc, gmWorkspace.sim_home());
+    const uint8_t* flags = ascendc_sim::check_gm(gmWorkspace.GetPhyAddr(), uint64_t(blocks) * 32, "SyncAll(gmWorkspace)",
+                                                 loc, gmWorkspace.sim_home());
     ascendc_sim::check_operand(ubWorkspace, uint64_t(blocks) * 8, "SyncAll", "ubWorkspace", loc);
     for (uint64_t i = 0; i < uint64_t(blocks) * 32; ++i)
         if (flags[i] != 0)

@@ -54,8 +54,8 @@ public:
     uint32_t GetSize() const { return size_; }
     void SetSize(uint32_t size) { size_ = size; }
     uint32_t GetLength() const { return size_ * sizeof(T); }
-    uint64_t GetPhyAddr() const { return reinterpret_cast<uint64_t>(data_); }
-    uint64_t GetPhyAddr(uint32_t offset) const { return reinterpret_cast<uint64_t>(data_ + offset); }
+    uint64_t GetPhyAddr() const { return ascendc_sim::ub_visible(data_); }
+    uint64_t GetPhyAddr(uint32_t offset) const { return ascendc_sim::ub_visible(data_ + offset); }
     TPosition GetPosition() const { return position_; }
     void SetUserTag(int32_t tag) { user_tag_ = tag; }
     int32_t GetUserTag() const { return user_tag_; }
@@ -79,6 +79,7 @@ private:
                               "the tensor's size, or give its buffer more bytes in InitBuffer.",
                               api, index, size_, ascendc_sim::dtype_name(ascendc_sim::dtype_of<T>));
         c.report->op_instrs[static_cast<int>(ascendc_sim::OpId::ScalarUB)] += 1;
+        ascendc_sim::charge_scalar_ub(c, timing_);
         return c;
     }
 
@@ -110,15 +111,17 @@ public:
     }
 
     T GetValue(uint64_t offset, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) const {
-        ascendc_sim::CoreState& c = scalar_access(offset, "GlobalTensor::GetValue", loc);
-        c.report->gm_scalar_reads += 1;
-        return data_[offset];
+        T value;
+        std::memcpy(&value, scalar_access(offset, "GlobalTensor::GetValue", loc), sizeof(T));
+        ascendc_sim::t_core->report->gm_scalar_reads += 1;
+        return value;
     }
     void SetValue(uint64_t offset, T value, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) const {
-        ascendc_sim::CoreState& c = scalar_access(offset, "GlobalTensor::SetValue", loc);
+        uint8_t* at = scalar_access(offset, "GlobalTensor::SetValue", loc);
+        ascendc_sim::CoreState& c = *ascendc_sim::t_core;
         c.report->gm_scalar_writes += 1;
         ascendc_sim::record_gm_write(c, data_ + offset, sizeof(T), loc, true);
-        data_[offset] = value;
+        std::memcpy(at, &value, sizeof(T));
     }
 
     uint64_t GetSize() const { return size_; }
@@ -129,11 +132,12 @@ public:
     void SetL2CacheHint(Mode) {}
 
 private:
-    ascendc_sim::CoreState& scalar_access(uint64_t offset, const char* api, ascendc_sim::Loc loc) const {
+    // Where the element's bytes are, once checked and charged to the scalar pipe.
+    uint8_t* scalar_access(uint64_t offset, const char* api, ascendc_sim::Loc loc) const {
         ascendc_sim::CoreState& c = ascendc_sim::core(loc);
-        ascendc_sim::check_gm(data_ + offset, sizeof(T), api, loc, home_);
+        uint8_t* at = ascendc_sim::check_gm(data_ + offset, sizeof(T), api, loc, home_);
         ascendc_sim::schedule(c, ascendc_sim::kPipeS, ascendc_sim::CostModel::scalar_gm_ns(c.soc()), {}, nullptr);
-        return c;
+        return at;
     }
 
     T* data_ = nullptr;

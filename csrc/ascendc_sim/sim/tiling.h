@@ -18,7 +18,7 @@ Tiling load_tiling(const uint8_t* gm, Loc loc) {
              "pass the whole struct (same field order and types as the kernel's TilingData)",
              sizeof(Tiling), (unsigned long long)available);
     Tiling tiling;
-    std::memcpy(&tiling, gm, sizeof(Tiling));
+    std::memcpy(&tiling, gm_data(region->base, region->alias, reinterpret_cast<uint64_t>(gm)), sizeof(Tiling));
     return tiling;
 }
 
