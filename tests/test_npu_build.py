@@ -102,6 +102,7 @@ with open(args[args.index("-o") + 1], "w") as f:
 def fake(tmp_path, monkeypatch):
     """A CANN 8.5 toolkit whose bisheng is FAKE_BISHENG, and a fresh cache directory."""
     monkeypatch.setenv(config.CACHE_DIR_ENV, str(tmp_path / "cache"))
+    monkeypatch.setenv(config.SANDBOX_ENV, "off")  # the fake (a Python script) records outside the build sandbox
     record = tmp_path / "bisheng_calls.jsonl"
     bisheng = _executable(tmp_path / "fake" / "bisheng", FAKE_BISHENG.format(python=sys.executable, record=str(record)))
     toolkit = make_toolkit(tmp_path, "8.5.0", bisheng=bisheng)

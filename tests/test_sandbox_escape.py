@@ -48,7 +48,8 @@ AT_LOAD = KERNELS / "escape_at_load.cpp"
 MODES = {m.group(1): int(m.group(2)) for m in re.finditer(
     r"(\w+) = (\d+)", re.search(r"enum Mode : uint32_t \{(.*?)\};", ESCAPE.read_text(), re.S).group(1))}
 GENEROUS = 120.0
-MARKER_DIR_ENV = "ASCENDGEN_ESCAPE_DIR"  # read by the load-time constructors (the child inherits the environment)
+# read by the load-time constructors; the child keeps only allowed variables (TORCH_ASCENDGEN_* among them)
+MARKER_DIR_ENV = "TORCH_ASCENDGEN_ESCAPE_DIR"
 
 PROTECTIONS, _ = doctor.probe_sandbox()
 
@@ -202,7 +203,7 @@ _PAYLOAD = textwrap.dedent("""
     }
     static void Mark(const char *name)
     {
-        const char *dir = getenv("ASCENDGEN_ESCAPE_DIR");
+        const char *dir = getenv("TORCH_ASCENDGEN_ESCAPE_DIR");
         char path[600], command[700];
         if (!dir) return;
         snprintf(path, sizeof(path), "%s/%s", dir, name);

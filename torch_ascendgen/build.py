@@ -9,6 +9,11 @@ What does not depend on the kernel is built once per machine, toolchain and simu
 (`sim_support`): the launch runtime (``sim/launch.cpp``) as an object file linked into every
 kernel, and, with GCC, a precompiled header of the simulator API, so that a kernel build parses
 and compiles only the kernel.
+
+The kernel source is untrusted (a model may have written it): its compiler runs in the build
+sandbox (toolchain.UntrustedBuild), reading only the toolchain, the simulator headers, the support
+directory and its staging directory; a failed build's error holds only the diagnostics about
+``kernel.cpp``. ``build.log`` keeps the compiler's whole output for people; it is never sent to a model.
 """
 
 from __future__ import annotations
@@ -29,9 +34,11 @@ from filelock import FileLock
 
 from . import config
 from ._paths import sim_include_dir
-from .toolchain import KERNEL_FLAGS, compile_shared, compiler_identity, cpu_flags, is_gcc, kernel_optimisation, tree_digest
+from .toolchain import (KERNEL_FLAGS, UntrustedBuild, compile_shared, compiler_identity, cpu_flags, is_gcc,
+                        kernel_optimisation, tree_digest)
 
 KERNEL_FILE = "kernel.cpp"
+EXPORT_FILE = "export.cpp"
 LIBRARY_FILE = "kernel.so"
 MANIFEST_FILE = "build.json"
 
@@ -203,13 +210,13 @@ def _complete(directory: Path) -> bool:
 def _build_into(directory: Path, source: str, entry: str, support: SimSupport) -> float:
     with staged(directory) as staging:
         (staging / KERNEL_FILE).write_text(source)
-        (staging / "export.cpp").write_text(EXPORT_SHIM.format(kernel=KERNEL_FILE, entry=entry))
+        (staging / EXPORT_FILE).write_text(EXPORT_SHIM.format(kernel=KERNEL_FILE, entry=entry))
         prelude = ["-include", str(support.prelude)] if support.prelude else []
         started = time.perf_counter()
         log = compile_shared(
-            [*build_flags(), f"-I{sim_include_dir()}", *prelude, "export.cpp", str(support.launch_object),
+            [*build_flags(), f"-I{sim_include_dir()}", *prelude, EXPORT_FILE, str(support.launch_object),
              "-o", LIBRARY_FILE],
-            staging, f"kernel {entry}",
+            staging, f"kernel {entry}", untrusted_build(support),
         )
         seconds = time.perf_counter() - started
         (staging / "build.log").write_text(log)
@@ -217,3 +224,10 @@ def _build_into(directory: Path, source: str, entry: str, support: SimSupport) -
                     "support": support.key}
         publish(staging, directory, manifest)
         return seconds
+
+
+def untrusted_build(support: SimSupport) -> UntrustedBuild:
+    """The build sandbox of a kernel build: it reads the simulator headers and the support directory (the
+    precompiled header, launch.o) besides the toolchain and its staging directory; its memory is a run's."""
+    return UntrustedBuild(KERNEL_FILE, (sim_include_dir(), support.directory), (sim_include_dir(),),
+                          config.run_memory_bytes())

@@ -17,6 +17,12 @@ fooled, so the child that loads it confines itself first, with what the Linux ke
   setsid/setpgid (a daemon must not leave the process group the caller kills), no mounts,
   namespaces, bpf, perf, keyrings, io_uring, userfaultfd, module loading, reboot, clock setting.
 
+The "build" profile confines the compiler that builds a candidate (``exec_confined``): Landlock
+handles reads too, so the compiler reads only the toolchain, our headers and its staging directory,
+and writes only there; seccomp lets it start its own programs (cc1plus, as, ld) but nothing else of
+the list above. ``allowed_environment`` is the environment every confined process starts with:
+the user's secrets (an API key) are not in it.
+
 ``confine`` applies what this kernel has and returns a ``Protections`` record of what is active;
 it never raises for a missing interface. It must run while the process has one thread: Landlock
 binds only the calling thread and the threads it creates later. The sandbox therefore loads this
@@ -38,7 +44,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 MODES = ("auto", "off")
-PROFILES = ("cpu", "npu")
+PROFILES = ("cpu", "npu", "build")
 
 # ---- Landlock (include/uapi/linux/landlock.h); the syscalls have one number on every architecture --------
 
@@ -63,6 +69,10 @@ _HANDLED_FS_BY_ABI = ((1, FS_EXECUTE | FS_WRITE_FILE | FS_REMOVE_DIR | FS_REMOVE
 SCRATCH_RIGHTS = FS_WRITE_FILE | FS_REMOVE_DIR | FS_REMOVE_FILE | FS_MAKE_DIR | FS_MAKE_REG | FS_REFER | FS_TRUNCATE
 _FILE_RIGHTS = FS_EXECUTE | FS_WRITE_FILE | FS_READ_FILE | FS_TRUNCATE | FS_IOCTL_DEV  # the rights a file rule may hold
 _DEVICE_RIGHTS = FS_WRITE_FILE | FS_TRUNCATE | FS_IOCTL_DEV  # the NPU profile's /dev: open devices, drive them
+# The build profile handles reads as well: what a readable path grants, an executable one, and its staging directory.
+READ_RIGHTS = FS_READ_FILE | FS_READ_DIR
+_STAGING_RIGHTS = SCRATCH_RIGHTS | READ_RIGHTS
+_NULL_DEVICE = "/dev/null"
 
 
 class _RulesetAttr(ctypes.Structure):
@@ -125,6 +135,8 @@ DENIED_SYSCALLS = (
     "userfaultfd", "open_by_handle_at", "name_to_handle_at", "kexec_load", "kexec_file_load", "init_module",
     "finit_module", "delete_module", "reboot", "swapon", "swapoff", "settimeofday", "clock_settime", "adjtimex",
     "clock_adjtime", "setsid", "setpgid", "personality", "uselib")
+# The build profile's compiler driver starts its own programs (cc1plus, as, collect2, ld); Landlock decides which.
+BUILD_ALLOWED = ("execve", "execveat", "fork", "vfork")
 
 CLONE_THREAD = 0x00010000
 CLONE_NAMESPACES = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000 | 0x80
@@ -155,6 +167,8 @@ class Policy:
     profile: str = "cpu"           # "npu": device files and AF_UNIX sockets too
     writable: tuple[str, ...] = ()  # directories the child may write beneath (its scratch directory first)
     memory_bytes: int = 0          # RLIMIT_AS and RLIMIT_FSIZE; 0: none
+    readable: tuple[str, ...] = ()    # build profile: what it may read besides ``writable`` (nothing else)
+    executable: tuple[str, ...] = ()  # build profile: what it may read and execute (the toolchain)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -162,7 +176,8 @@ class Policy:
     @classmethod
     def from_json(cls, text: str) -> "Policy":
         values = json.loads(text)
-        return cls(values["mode"], values["profile"], tuple(values["writable"]), int(values["memory_bytes"]))
+        return cls(values["mode"], values["profile"], tuple(values["writable"]), int(values["memory_bytes"]),
+                   tuple(values.get("readable", ())), tuple(values.get("executable", ())))
 
 
 @dataclass(frozen=True)
@@ -177,6 +192,8 @@ class Protections:
     landlock_scopes: bool = False      # signals and abstract unix sockets stay inside the sandbox (ABI 6)
     seccomp: bool = False
     notes: tuple[str, ...] = field(default=())  # why something is off
+    landlock_reads: bool = False       # build profile: reads only the toolchain, our headers, its staging directory
+    profile: str = "cpu"
 
     @property
     def complete(self) -> bool:
@@ -192,11 +209,13 @@ class Protections:
     def describe(self) -> str:
         parts = ["no_new_privs"] * self.no_new_privs + ["no capabilities"] * self.capabilities_dropped
         if self.landlock_filesystem:
-            rules = ["writes only to its scratch directory"] + ["no TCP"] * self.landlock_network + [
-                "signals and abstract sockets scoped"] * self.landlock_scopes
+            rules = (["reads only the toolchain, our headers and its staging directory"] * self.landlock_reads
+                     + ["writes only to its " + ("staging" if self.profile == "build" else "scratch") + " directory"]
+                     + ["no TCP"] * self.landlock_network + ["signals and abstract sockets scoped"] * self.landlock_scopes)
             parts.append(f"Landlock ABI {self.landlock_abi} ({', '.join(rules)})")
         if self.seccomp:
-            parts.append("seccomp (no exec, fork, sockets, signals to other processes)")
+            denied = "sockets, ptrace, mounts" if self.profile == "build" else "exec, fork, sockets"
+            parts.append(f"seccomp (no {denied}, signals to other processes)")
         return ", ".join(parts) or "none"
 
 
@@ -228,7 +247,8 @@ def confine(policy: Policy) -> Protections:
     landlock = _landlock(libc, policy, notes) if no_new_privs else (0, False, False, False)
     dropped = _drop_capabilities(libc, notes)
     filtered = _seccomp(libc, policy.profile, notes) if no_new_privs else False
-    _ACTIVE = Protections(no_new_privs, dropped, *landlock, filtered, tuple(notes))
+    reads = landlock[1] and policy.profile == "build"
+    _ACTIVE = Protections(no_new_privs, dropped, *landlock, filtered, tuple(notes), reads, policy.profile)
     return _ACTIVE
 
 
@@ -336,7 +356,7 @@ def _landlock(libc, policy: Policy, notes: list[str]) -> tuple[int, bool, bool, 
     if abi == 0:
         notes.append("the kernel has no Landlock (Linux 5.13 or newer, with landlock in the lsm= boot parameter)")
         return 0, False, False, False
-    handled = handled_fs_rights(abi)
+    handled = handled_fs_rights(abi) | (READ_RIGHTS if policy.profile == "build" else 0)
     attr = _RulesetAttr(handled, NET_BIND_TCP | NET_CONNECT_TCP if abi >= 4 else 0,
                         SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL if abi >= 6 else 0)
     size = 24 if abi >= 6 else 16 if abi >= 4 else 8  # an older kernel rejects fields it does not know
@@ -345,7 +365,7 @@ def _landlock(libc, policy: Policy, notes: list[str]) -> tuple[int, bool, bool, 
         notes.append(f"landlock_create_ruleset failed: {os.strerror(-ruleset)}")
         return abi, False, False, False
     try:
-        for path, rights in _writable_rules(policy):
+        for path, rights in _path_rules(policy):
             _allow(libc, ruleset, path, rights & handled, notes)
         result = _syscall(libc, _LANDLOCK_RESTRICT_SELF, ctypes.c_int(ruleset), ctypes.c_uint32(0))
     finally:
@@ -360,7 +380,11 @@ def _landlock(libc, policy: Policy, notes: list[str]) -> tuple[int, bool, bool, 
     return abi, True, abi >= 4, abi >= 6
 
 
-def _writable_rules(policy: Policy) -> list[tuple[str, int]]:
+def _path_rules(policy: Policy) -> list[tuple[str, int]]:
+    if policy.profile == "build":  # reads are handled: every path it needs is named
+        return ([(path, _STAGING_RIGHTS) for path in policy.writable] + [(path, READ_RIGHTS) for path in policy.readable]
+                + [(path, READ_RIGHTS | FS_EXECUTE) for path in policy.executable]
+                + [(_NULL_DEVICE, FS_READ_FILE | FS_WRITE_FILE | FS_TRUNCATE)])
     rules = [(path, SCRATCH_RIGHTS) for path in policy.writable]
     if policy.profile == "npu":  # device files (opened, driven by ioctl), and the driver's shared memory
         rules += [("/dev", _DEVICE_RIGHTS), ("/dev/shm", SCRATCH_RIGHTS)]
@@ -371,7 +395,7 @@ def _allow(libc, ruleset: int, path: str, rights: int, notes: list[str]) -> None
     try:
         fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
     except OSError as exc:
-        notes.append(f"{path} stays read-only: {exc.strerror}")
+        notes.append(f"no rule for {path}: {exc.strerror}")
         return
     try:
         if not stat.S_ISDIR(os.fstat(fd).st_mode):
@@ -380,7 +404,7 @@ def _allow(libc, ruleset: int, path: str, rights: int, notes: list[str]) -> None
         result = _syscall(libc, _LANDLOCK_ADD_RULE, ctypes.c_int(ruleset), ctypes.c_int(_LANDLOCK_RULE_PATH_BENEATH),
                           ctypes.byref(rule), ctypes.c_uint32(0))
         if result < 0:
-            notes.append(f"{path} stays read-only: landlock_add_rule failed: {os.strerror(-result)}")
+            notes.append(f"no rule for {path}: landlock_add_rule failed: {os.strerror(-result)}")
     finally:
         os.close(fd)
 
@@ -421,18 +445,23 @@ def _arg_not_in(index: int, values: tuple[int, ...]) -> list[tuple]:
     return block + [_ret(RET_ALLOW), _eperm()]
 
 
-def _clone_rule() -> list[tuple]:
-    """A thread (CLONE_THREAD, no new namespace) is allowed; a process is not."""
+def _clone_rule(processes: bool) -> list[tuple]:
+    """A thread (CLONE_THREAD, no new namespace) is allowed; a process only when ``processes``."""
+    if processes:
+        return [_ld(_arg_offset(0)), (_JSET_K, 0, 1, CLONE_NAMESPACES), _eperm(), _ret(RET_ALLOW)]
     return [_ld(_arg_offset(0)), (_JSET_K, 2, 0, CLONE_NAMESPACES), (_JSET_K, 0, 1, CLONE_THREAD),
             _ret(RET_ALLOW), _eperm()]
 
 
 def _argument_rules(profile: str, pid: int) -> dict[str, list[tuple]]:
+    # kill: itself, or its own process group (it cannot leave the group); a build, whose launcher leads its own
+    # process group, may name the group by -pid too
+    group = (pid, 0, -pid) if profile == "build" else (pid, 0)
     rules = {
-        "clone": _clone_rule(),
+        "clone": _clone_rule(profile == "build"),
         "clone3": [_ret(RET_ERRNO | errno.ENOSYS)],  # its flags sit in memory, out of the filter's reach
         "socket": _arg_in(0, (AF_UNIX,)) if profile == "npu" else [_eperm()],
-        "kill": _arg_in(0, (pid, 0)),  # itself, or its own process group (it cannot leave the group)
+        "kill": _arg_in(0, group),
         "prlimit64": _arg_in(0, (0, pid)),
         "fcntl": _arg_not_in(1, (F_SETOWN, F_SETSIG, F_SETOWN_EX)),
         "ioctl": _arg_not_in(1, (FIOSETOWN, SIOCSPGRP, TIOCSTI)),
@@ -450,8 +479,9 @@ def seccomp_program(arch: str, profile: str, pid: int) -> list[tuple[int, int, i
     program = [_ld(_ARCH_OFFSET), (_JEQ_K, 1, 0, AUDIT_ARCH[arch]), _ret(RET_KILL_PROCESS), _ld(_NR_OFFSET)]
     if arch == "x86_64":  # the x32 ABI: the same arch value, numbers with bit 30 set
         program += [(_JGE_K, 0, 1, _X32_SYSCALL_BIT), _eperm()]
+    allowed = BUILD_ALLOWED if profile == "build" else ()
     for name in DENIED_SYSCALLS:
-        if name in numbers:
+        if name in numbers and name not in allowed:
             program += [(_JEQ_K, 0, 1, numbers[name]), _eperm()]
     for name, block in _argument_rules(profile, pid).items():
         program += [(_JEQ_K, 0, len(block), numbers[name]), *block]
@@ -483,6 +513,76 @@ def _seccomp(libc, profile: str, notes: list[str]) -> bool:
         notes.append(f"seccomp filter not installed: {os.strerror(-result) if result < 0 else f'thread {result}'}")
         return False
     return True
+
+
+# ---- the environment of a confined process ----------------------------------------------------------------
+
+# What a confined process keeps of its caller's environment, by name: what the interpreter, torch, torch_npu and the
+# toolchain need to start. Everything else (an API key, a cloud token, a proxy with credentials) stays behind.
+_KEPT_NAMES = frozenset({
+    "PATH", "LD_LIBRARY_PATH", "PYTHONPATH", "PYTHONHOME", "PYTHONNOUSERSITE", "PYTHONDONTWRITEBYTECODE",
+    "PYTHONHASHSEED", "PYTHONUTF8", "PYTHONFAULTHANDLER", "VIRTUAL_ENV", "CONDA_PREFIX", "LANG", "LANGUAGE", "TZ",
+    "TORCH_DEVICE_BACKEND_AUTOLOAD", "PYTORCH_NPU_ALLOC_CONF", "TOOLCHAIN_HOME"})
+_KEPT_PREFIXES = ("LC_", "OMP_", "MKL_", "OPENBLAS_", "KMP_", "GOMP_", "ASCEND_", "TORCH_ASCENDGEN_")
+# The build keeps only what finds the toolchain (bisheng needs the toolkit's libraries and settings).
+_BUILD_NAMES = frozenset({"PATH", "LD_LIBRARY_PATH", "TOOLCHAIN_HOME"})
+_BUILD_PREFIXES = ("ASCEND_",)
+# Dropped even when the name is kept: the model server's settings (a confined process never talks to it) and
+# anything named like a credential.
+_DROPPED_PREFIXES = ("TORCH_ASCENDGEN_LLM_",)
+_SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSW", "CREDENTIAL", "AUTH", "COOKIE", "SESSION")
+
+
+def allowed_environment(environ, profile: str, home: str, settings: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment a confined process of ``profile`` starts with: the names it needs from ``environ`` (the
+    caller's), no secrets, ``settings`` (values the caller resolved, such as its cache directory, which HOME no
+    longer finds), and HOME and TMPDIR pointed at ``home`` (its scratch or staging directory). A build runs in the
+    C locale, so that diagnostics read the same everywhere."""
+    names, prefixes = (_BUILD_NAMES, _BUILD_PREFIXES) if profile == "build" else (_KEPT_NAMES, _KEPT_PREFIXES)
+    kept = {name: value for name, value in environ.items()
+            if (name in names or name.startswith(prefixes)) and not _secret(name)}
+    kept.update(settings or {})
+    kept.update(HOME=home, TMPDIR=home)
+    if profile == "build":
+        kept.update(LANG="C", LC_ALL="C")
+    return kept
+
+
+def _secret(name: str) -> bool:
+    upper = name.upper()
+    return upper.startswith(_DROPPED_PREFIXES) or any(word in upper for word in _SECRET_WORDS)
+
+
+# ---- the confined build ------------------------------------------------------------------------------------
+
+# A build's launcher: this file loaded by its path (isolated mode, no site: nothing of the user's is imported),
+# confined by the policy, then replaced by the compiler.
+_LAUNCHER = """\
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("ascendgen_confinement", sys.argv[1])
+module = sys.modules[spec.name] = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+module.exec_confined(module.Policy.from_json(sys.argv[2]), sys.argv[3:])
+"""
+EXEC_FAILED = 126  # the launcher's exit status when the program could not start
+
+
+def launcher_command(policy: Policy, command: list[str]) -> list[str]:
+    """The command that runs ``command`` (its program an absolute path) confined by ``policy``."""
+    return [sys.executable, "-I", "-S", "-c", _LAUNCHER, str(Path(__file__).resolve()), policy.to_json(), *command]
+
+
+def exec_confined(policy: Policy, command: list[str]) -> None:
+    """Confine this process by ``policy``, then replace it by ``command`` (never returns)."""
+    protections = confine(policy)
+    if policy.mode != "off" and policy.profile == "build" and protections.landlock_abi and not protections.landlock_reads:
+        sys.stderr.write(f"the build sandbox could not be applied: {'; '.join(protections.notes)}\n")
+        os._exit(EXEC_FAILED)  # Landlock is there but refused the rules: no build rather than an open one
+    try:
+        os.execv(command[0], command)
+    except OSError as exc:
+        sys.stderr.write(f"{command[0]} did not start in the build sandbox: {exc.strerror}\n")
+        os._exit(EXEC_FAILED)
 
 
 # ---- the doctor's probe ----------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import __version__, cann, config, confinement
+from . import __version__, cann, config, confinement, toolchain
 from .errors import NpuUnavailable
 
 OK, OFF, WARN, FAIL = "ok", "off", "warn", "fail"
@@ -318,6 +318,35 @@ def check_sandbox(probe: tuple[confinement.Protections, dict[str, bool]] | None 
     return Check("sandbox", WARN, f"partial: {protections.describe()}; missing: {missing}{notes}{doors}", SANDBOX_FIX)
 
 
+def check_build_sandbox(probe: toolchain.BuildSandboxProbe | None = None) -> Check:
+    """The sandbox of the compiler that builds model-written kernels (toolchain.run_untrusted)."""
+    try:
+        mode = config.sandbox()
+    except ValueError as exc:
+        return Check("build sandbox", FAIL, str(exc), f"unset {config.SANDBOX_ENV}")
+    if mode == "off":
+        return Check("build sandbox", WARN, f"off ({config.SANDBOX_ENV}=off): model kernels are built with the "
+                     "compiler reading every file you can", f"unset {config.SANDBOX_ENV} (off is for debugging)")
+    try:
+        probe = probe or toolchain.probe_build_sandbox()
+    except (OSError, subprocess.SubprocessError) as exc:
+        return Check("build sandbox", WARN, f"the build sandbox probe failed: {exc}", SANDBOX_FIX)
+    if not probe.builds:
+        return Check("build sandbox", FAIL, f"the compiler fails inside the build sandbox: {probe.log[-300:]}",
+                     f"report it; {config.SANDBOX_ENV}=off builds without the sandbox meanwhile")
+    if probe.read_outside:
+        return Check("build sandbox", WARN, "partial: builds run with seccomp and without your environment, but the "
+                     f"compiler could include a file outside its sandbox{_landlock_note()}", SANDBOX_FIX)
+    return Check("build sandbox", OK, f"Landlock ABI {confinement.landlock_abi()}: the compiler reads only the "
+                 "toolchain, our headers and its staging directory (a file outside could not be included) and writes "
+                 "only there; seccomp (no sockets, ptrace, mounts); of your environment only PATH, LD_LIBRARY_PATH and "
+                 "ASCEND_*")
+
+
+def _landlock_note() -> str:
+    return "" if confinement.landlock_abi() else " (the kernel has no Landlock: Linux 5.13+, landlock in lsm=)"
+
+
 def check_model(timeout_s: float = MODEL_TIMEOUT_S) -> Check:
     """The model server: reachable, which model, a one-token round trip. Needed only for generator=llm."""
     required = config.generator() == "llm"
@@ -348,7 +377,7 @@ def run_checks(model_timeout_s: float = MODEL_TIMEOUT_S) -> list[Check]:
     probe = probe_torch_npu()
     search = cann.search_cann()
     return [check_python(), check_torch(), check_compiler(), check_python_headers(), check_cache_dir(),
-            check_sandbox(), check_torch_npu(probe=probe), check_soc(probe), check_cann(search), check_bisheng(search),
+            check_sandbox(), check_build_sandbox(), check_torch_npu(probe=probe), check_soc(probe), check_cann(search), check_bisheng(search),
             check_model(model_timeout_s)]
 
 

@@ -8,6 +8,10 @@ processes build a kernel once and never see half a build; ``build.json`` is writ
 it complete. ``build.log`` (the command, then the compiler's output) is kept with every build; a
 failed build is kept under ``npu_builds/failed/<sha256>`` and its log named in the KernelBuildError.
 
+bisheng runs in the build sandbox (toolchain.run_untrusted): it reads the toolkit, the system's
+toolchain and its staging directory, and writes only there; the KernelBuildError holds only the
+diagnostics about ``kernel.cpp`` (and message lines of the launcher and the toolkit's headers).
+
 bisheng compiles one translation unit: the launcher below, which includes the candidate's source
 (host tiling + kernel) and exports the C ABI the NPU runtime dlsyms:
 
@@ -33,7 +37,6 @@ import os
 import re
 import shlex
 import shutil
-import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,7 +49,7 @@ from .build import KERNEL_FILE, LIBRARY_FILE, MANIFEST_FILE, publish, staged
 from .errors import KernelBuildError, NpuUnavailable
 from .generate import ENTRY
 from .soc import ARCH_310P, ARCH_A2, SocProfile, get_soc
-from .toolchain import compiler_identity, trim_log
+from .toolchain import candidate_diagnostics, compiler_identity, run_untrusted
 
 if TYPE_CHECKING:  # cann.py is imported lazily by its users; only its dataclass is named here
     from .cann import CannToolkit
@@ -331,13 +334,13 @@ def _build_into(directory: Path, source: str, gm_args: int, soc: SocProfile, too
         (staging / LAUNCHER_FILE).write_text(launcher_source(KERNEL_FILE, gm_args))
         command = bisheng_command(Path(LAUNCHER_FILE), Path(LIBRARY_FILE), soc, toolkit)
         started = time.perf_counter()
-        failure, output = _run_compiler(command, staging)
+        failure, output = _run_compiler(command, staging, toolkit)
         seconds = time.perf_counter() - started
         (staging / LOG_FILE).write_text(f"$ {shlex.join(command)}\n{output}")
         if failure is None and not (staging / LIBRARY_FILE).is_file():
             failure = f"bisheng exited 0 but wrote no {LIBRARY_FILE}"
         if failure is not None:
-            _fail(staging, directory.name, soc, failure, output, command)
+            _fail(staging, directory.name, soc, failure, output, command, toolkit)
         manifest = {"soc": soc.name, "gm_args": gm_args, "cann": toolkit.version, "cann_home": str(toolkit.home),
                     "bisheng": compiler_identity(command[0]), "mode": build_mode(toolkit), "command": command,
                     "abi_version": NPU_ABI_VERSION, "seconds": seconds}
@@ -345,32 +348,34 @@ def _build_into(directory: Path, source: str, gm_args: int, soc: SocProfile, too
         return seconds
 
 
-def _run_compiler(command: list[str], cwd: Path) -> tuple[str | None, str]:
-    """Run bisheng with the build time limit; return (why it failed or None, its output)."""
-    timeout = config.build_timeout_s()
-    try:
-        done = subprocess.run(command, cwd=cwd, capture_output=True, timeout=timeout)
-    except subprocess.TimeoutExpired as exc:
-        output = _text(exc.stdout) + _text(exc.stderr)
-        return (f"bisheng took longer than {timeout:g} s (raise {config.BUILD_TIMEOUT_ENV} if the machine is "
-                f"slow)"), output
-    output = _text(done.stdout) + _text(done.stderr)
-    return (f"bisheng exited with status {done.returncode}" if done.returncode != 0 else None), output
+def _run_compiler(command: list[str], cwd: Path, toolkit: CannToolkit) -> tuple[str | None, str]:
+    """Run bisheng in the build sandbox with the build time limit; return (why it failed or None, its output)."""
+    code, output = run_untrusted(command, cwd, readable=_toolkit_headers(toolkit),
+                                 executable=(toolkit.home, _compiler_root(Path(command[0]))))
+    if code is None:
+        return (f"bisheng took longer than {config.build_timeout_s():g} s (raise {config.BUILD_TIMEOUT_ENV} if the "
+                f"machine is slow)"), output
+    return (f"bisheng exited with status {code}" if code != 0 else None), output
 
 
-def _text(data: bytes | str | None) -> str:
-    if data is None:
-        return ""
-    return data if isinstance(data, str) else data.decode("utf-8", errors="replace")
+def _toolkit_headers(toolkit: CannToolkit) -> tuple[Path, ...]:
+    return (*toolkit.include_dirs, *toolkit.library_dirs)
 
 
-def _fail(staging: Path, key: str, soc: SocProfile, failure: str, output: str, command: list[str]) -> None:
+def _compiler_root(bisheng: Path) -> Path:
+    """The installation bisheng belongs to (``.../ccec_compiler`` above its ``bin``): its libraries and headers."""
+    resolved = bisheng.resolve()
+    return resolved.parent.parent if resolved.parent.name == "bin" else resolved.parent
+
+
+def _fail(staging: Path, key: str, soc: SocProfile, failure: str, output: str, command: list[str],
+          toolkit: CannToolkit) -> None:
     """Keep the failed build (sources and log) under failed/<key> and raise with its log's path."""
+    trimmed = candidate_diagnostics(output, KERNEL_FILE, staging, (toolkit.home, *_toolkit_headers(toolkit)))
     kept = npu_builds_root() / "failed" / key
     shutil.rmtree(kept, ignore_errors=True)
     kept.parent.mkdir(parents=True, exist_ok=True)
     os.replace(staging, kept)
-    trimmed = trim_log(output)
     raise KernelBuildError(
         f"building the kernel for {soc.name} with bisheng failed: {failure}. Full log: {kept / LOG_FILE}\n{trimmed}",
         log=trimmed, command=shlex.join(command))

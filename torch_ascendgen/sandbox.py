@@ -55,11 +55,12 @@ from .errors import KernelCrashError, KernelTimeoutError
 
 SHARED_TENSOR_BYTES = 1 << 20  # a tensor storage at least this big travels as a file of its own
 
+_RAW_POINTER_HINT = ("an access through a raw pointer (in a checked launch, any raw GM or UB access, in bounds or "
+                     "not); the simulator, its cost model and its race checks see GM only through GlobalTensor/"
+                     "DataCopy: use DataCopy/DataCopyPad, or GlobalTensor::GetValue/SetValue for scalars")
 _SIGNAL_HINTS = {
-    signal.SIGSEGV: "an access through a raw pointer outside the tensors; index GM only through "
-                    "GlobalTensor/DataCopy so the simulator can check it",
-    signal.SIGBUS: "an access through a raw pointer outside the tensors; index GM only through "
-                   "GlobalTensor/DataCopy so the simulator can check it",
+    signal.SIGSEGV: _RAW_POINTER_HINT,
+    signal.SIGBUS: _RAW_POINTER_HINT,
     signal.SIGABRT: "abort() or a failed assert, or an exception that escaped a kernel thread",
     signal.SIGKILL: "killed by the system, probably for running out of memory",
     signal.SIGFPE: "an integer division by zero",
@@ -84,6 +85,13 @@ def _child_command(policy: Policy, *args: str) -> list[str]:
     return [sys.executable, "-c", _BOOT, confinement.__file__, policy.to_json(), *args]
 
 
+def _environment(policy: Policy, scratch: str) -> dict[str, str]:
+    """A child's environment: the allowed names only (no API key; confinement.allowed_environment), its scratch
+    directory as HOME, and this process's cache directory (HOME no longer finds it)."""
+    return confinement.allowed_environment(os.environ, policy.profile, scratch,
+                                           {config.CACHE_DIR_ENV: str(config.cache_dir())})
+
+
 def run_in_child(function: Callable, *args: Any, timeout: float, what: str = "kernel run") -> Any:
     """``function(*args)`` in a child process; its result, or its exception re-raised here.
 
@@ -98,7 +106,8 @@ def run_in_child(function: Callable, *args: Any, timeout: float, what: str = "ke
         policy = Policy(config.sandbox(), "cpu", (folder,), config.run_memory_bytes())
         with _new_file(log_path) as log:
             process = subprocess.Popen(_child_command(policy, folder), stdin=subprocess.DEVNULL, stdout=log,
-                                       stderr=subprocess.STDOUT, start_new_session=True)
+                                       stderr=subprocess.STDOUT, start_new_session=True,
+                                       env=_environment(policy, folder))
             try:
                 process.wait(timeout=timeout)
             except subprocess.TimeoutExpired:
@@ -121,8 +130,11 @@ def _overran(what: str, timeout: float) -> KernelTimeoutError:
 
 
 def _crash(what: str, code: int | None, tail: str) -> KernelCrashError:
-    return KernelCrashError(f"{what} crashed its child process ({_describe_exit(code)})"
-                            + (f"; its last output:\n{tail}" if tail else ""))
+    from .simulator import fault_location  # a checked launch's fault report names the code's offset
+
+    where, tail = fault_location(tail)
+    exit = _describe_exit(code, hint=not where) + (f" at {where}" if where else "")
+    return KernelCrashError(f"{what} crashed its child process ({exit})" + (f"; its last output:\n{tail}" if tail else ""))
 
 
 def _kill_group(process: subprocess.Popen) -> None:
@@ -144,13 +156,14 @@ def _tail(path: Path, limit: int = 2000, offset: int = 0) -> str:
         return ""
 
 
-def _describe_exit(code: int | None) -> str:
+def _describe_exit(code: int | None, hint: bool = True) -> str:
+    """``hint``: add what the signal usually means (not when the child's own report says what happened)."""
     if code is not None and code < 0:
         try:
             sig = signal.Signals(-code)
         except ValueError:
             return f"killed by signal {-code}"
-        hint = _SIGNAL_HINTS.get(sig)
+        hint = _SIGNAL_HINTS.get(sig) if hint else None
         return f"killed by {sig.name}" + (f": {hint}" if hint else "")
     return f"exit code {code}"
 
@@ -270,7 +283,8 @@ class _Child:
         try:
             with _new_file(self.log_path) as log:
                 self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT,
-                                                pass_fds=(write_end,), start_new_session=True)
+                                                pass_fds=(write_end,), start_new_session=True,
+                                                env=_environment(policy, str(folder)))
         except BaseException:
             os.close(read_end)
             raise

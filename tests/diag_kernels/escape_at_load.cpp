@@ -1,7 +1,7 @@
 /*
  * escape_at_load: escapes tried while the library loads, before any kernel runs: a function marked
  * __attribute__((constructor)) and the constructor of a global object (tests/test_sandbox_escape.py).
- * They write markers in $ASCENDGEN_ESCAPE_DIR (outside the child's scratch directory); the kernel
+ * They write markers in $TORCH_ASCENDGEN_ESCAPE_DIR (outside the child's scratch directory); the kernel
  * reports what each attempt returned: result[2 * i] the value, result[2 * i + 1] the errno.
  */
 #include "kernel_operator.h"
@@ -38,7 +38,7 @@ static long WriteMarker(int fd)
 
 __attribute__((constructor)) static void EscapeFromConstructor()
 {
-    const char *dir = getenv("ASCENDGEN_ESCAPE_DIR");
+    const char *dir = getenv("TORCH_ASCENDGEN_ESCAPE_DIR");
     if (!dir) return;
     char path[600], command[700];
     snprintf(path, sizeof(path), "%s/constructor-open64", dir);
@@ -55,7 +55,7 @@ __attribute__((constructor)) static void EscapeFromConstructor()
 struct EscapeFromGlobal {
     EscapeFromGlobal()
     {
-        const char *dir = getenv("ASCENDGEN_ESCAPE_DIR");
+        const char *dir = getenv("TORCH_ASCENDGEN_ESCAPE_DIR");
         if (!dir) return;
         char path[600], command[700];
         snprintf(command, sizeof(command), "touch '%s/global-system'", dir);
