@@ -8,10 +8,13 @@
    here): an empty kernel cache on a machine that has used torch_ascendgen before; then with the
    candidates' simulator builds on disk too; then the first use on a new machine (an empty cache
    directory: it also builds the runtime module and the simulator's support library, once per
-   machine and toolchain).
+   machine and toolchain);
+4. per-call cost of a model-written kernel served by the sandboxed worker (serve.py: shared memory and a
+   pipe), against the same kernel called in-process, on small tensors so that the overhead dominates.
 
     python benchmarks/decorator_bench.py
     python benchmarks/decorator_bench.py --only overhead    # just 1., in-process (one cold compile)
+    python benchmarks/decorator_bench.py --only served      # just 4.
 """
 
 from __future__ import annotations
@@ -110,6 +113,46 @@ def per_call_overhead(cache_dir: str, pairs: int = 4000) -> Overhead:
     return Overhead(decorated, direct)
 
 
+@dataclass(frozen=True)
+class Served:
+    """Per-call times (us) of one kernel served by the worker and called in-process, in back-to-back pairs."""
+
+    served: list[float]
+    in_process: list[float]
+    worker_starts: int
+
+    def rows(self) -> list[tuple[str, str, str]]:
+        differences = sorted(s - i for s, i in zip(self.served, self.in_process))
+        ratio = statistics.median(self.served) / statistics.median(self.in_process)
+        return [
+            ("per-call, model kernel served by the sandboxed worker: median / min", _median_min(self.served), ""),
+            ("per-call, the same kernel in-process: median / min", _median_min(self.in_process), ""),
+            (f"  serving cost: median of {len(differences)} paired differences",
+             f"{statistics.median(differences):9.1f} us", f"ratio {ratio:.2f}x"),
+        ]
+
+
+def served_overhead(cache_dir: str, pairs: int = 2000) -> Served:
+    """The swiglu kernel (8x64 float32) called as the worker serves a model's kernel, and in-process."""
+    from torch_ascendgen import ascend_kernel
+    from torch_ascendgen.serve import ServedKernel, serving_worker
+
+    def swiglu(gate, up):
+        return F.silu(gate) * up
+
+    fast = ascend_kernel(swiglu, variants=1, cache_dir=cache_dir, progress=False)
+    gate, up = torch.randn(8, 64), torch.randn(8, 64)
+    with torch.inference_mode():
+        fast(gate, up)
+        compiled = fast.kernels()[0]
+        in_process = compiled.runner
+        entry = compiled.entry
+        served = ServedKernel(entry.library, entry.source, entry.key, in_process.task, in_process.soc)
+        torch.testing.assert_close(served(gate, up), in_process(gate, up), rtol=0, atol=0)
+        served_us, in_process_us = _paired_us(lambda: served(gate, up), lambda: in_process(gate, up), pairs)
+    return Served(served_us, in_process_us, serving_worker().starts)
+
+
 def _paired_us(first: Callable, second: Callable, pairs: int) -> tuple[list[float], list[float]]:
     """Times of single calls of both, back to back, alternating which goes first: a pair sees one load and
     one cache state (the simulator's launch leaves caches cold for whichever call comes next), and the
@@ -136,11 +179,14 @@ def _paired_us(first: Callable, second: Callable, pairs: int) -> tuple[list[floa
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", choices=["overhead"], help="run one measurement only")
+    parser.add_argument("--only", choices=["overhead", "served"], help="run one measurement only")
     only = parser.parse_args().only
     with tempfile.TemporaryDirectory() as ours, tempfile.TemporaryDirectory() as inductor:
         rows = [] if only else _first_result_rows(ours, inductor)
-        rows = per_call_overhead(ours).rows() + rows
+        if only != "served":
+            rows = per_call_overhead(ours).rows() + rows
+        if only != "overhead":
+            rows += served_overhead(ours).rows()
     width = max(len(r[0]) for r in rows)
     print(f"{'measurement':<{width}} {'value':>18}  verdict")
     for name, value, verdict in rows:

@@ -32,6 +32,7 @@ from .generate import ENTRY, generate
 from .prompts import PROMPT_VERSION
 from .runtime import ContractKernel
 from .search import SearchResult, build_kernel, candidate_worker, search
+from .serve import ServedKernel, recheck, served_kernel, untrusted
 from .target import TARGETS, Target, resolve_target
 from .verify import Tolerance, make_input_sets
 
@@ -87,7 +88,7 @@ class CompiledKernel:
     """A verified kernel ready to run, and where it came from."""
 
     entry: CacheEntry
-    runner: ContractKernel | NpuKernel
+    runner: ContractKernel | NpuKernel | ServedKernel  # ServedKernel: a model's kernel, run by serve.py's worker
     origin: str  # "cache", "seed" or "search"
     target: Target
     verified_shapes: set = field(default_factory=set, compare=False)
@@ -138,7 +139,9 @@ def compile_task(task: KernelTask, reference: Callable, options: Options, target
             entry, origin = _cached(cache, key, lambda: _create(task, reference, options, target, cache, key))
     else:
         entry, origin = _builtin_or_model_entry(task, reference, options, target, cache)
-    runner = _load(entry, task, target)
+    runner = _load(entry, task, target, cache)
+    if isinstance(runner, ServedKernel):
+        recheck(runner, reference, task.traced_shapes, options.tolerance)
     shapes = {tuple(map(tuple, s)) for s in entry.meta.get("verified_shapes", [])}
     return CompiledKernel(entry, runner, origin, target, shapes)
 
@@ -324,7 +327,8 @@ def _model_failure(outcome) -> str:
 def _publish(cache: KernelCache, key: str, task: KernelTask, reference: Callable, target: Target,
              result: SearchResult, winner, extra: dict, tolerance: Tolerance | None) -> CacheEntry:
     build = build_kernel(winner.candidate.source, task, target)
-    if target.is_npu:
+    model_written = extra.get("llm", {}).get("winner_is_model", False)
+    if target.is_npu and not model_written:  # timing it here would run a model's host code in this process
         extra = {**extra, "npu_timing": _against_original(task, reference, build, target, tolerance)}
     library = build.library
     meta = {**_meta(task, target, result, winner), **extra}
@@ -351,8 +355,7 @@ def _against_original(task: KernelTask, reference: Callable, build, target: Targ
               "speedup": comparison.speedup, "kernel_spread_ns": comparison.kernel.spread_ns,
               "original_spread_ns": comparison.original.spread_ns, "samples": comparison.kernel.samples}
     if comparison.suspicious:
-        fresh = make_input_sets(task.inputs, task.traced_shapes, generic=not task.specialized,
-                                seed=int(time.time()) % 100_000 + 1, outputs=task.outputs)
+        fresh = make_input_sets(task.inputs, task.traced_shapes, generic=not task.specialized, outputs=task.outputs)
         verdict = verify_in_process(reference, OnDevice(kernel, target.device), fresh, tolerance)
         if not verdict.ok:
             raise UnsupportedFunction(f"its fastest kernel timed {comparison.speedup:.0f}x faster than the original "
@@ -390,28 +393,41 @@ def _meta(task: KernelTask, target: Target, result: SearchResult, winner) -> dic
         "project_version": __version__, "winner": winner.summary(),
         "candidates": [r.summary() for r in result.records],
         "verified_shapes": [list(map(list, shapes)) for shapes in passed], "created": time.time(),
+        "verify_seed": winner.verdict.seed if winner.verdict else None,  # config.VERIFY_SEED_ENV reproduces the sets
     }
 
 
-def _load(entry: CacheEntry, task: KernelTask, target: Target) -> ContractKernel | NpuKernel:
-    """The kernel from the entry's own library (one load path for hits and fresh results)."""
+def _load(entry: CacheEntry, task: KernelTask, target: Target,
+          cache: KernelCache) -> ContractKernel | NpuKernel | ServedKernel:
+    """The kernel from the entry's own library (one load path for hits and fresh results): in this process when
+    our generator wrote it, else in the serving worker (serve.py). A shared root's library is never loaded here:
+    a kernel of ours from there is built here from its source."""
+    shared = entry.directory != cache.directory(entry.key)
+    distrust = untrusted(entry, task, shared)
+    library = None if shared and not distrust else entry.library
     if target.is_npu:
         from .npu_build import NpuBuild
         from .npu_runtime import NpuKernel
 
-        library = entry.library or build_kernel(entry.source, task, target).library
+        if distrust:
+            raise UnsupportedFunction(f"its kernel cannot run on the NPU: {distrust}, so its host code (the tiling "
+                                      "function) must run in a sandboxed process, which the NPU target does not do "
+                                      "yet; use the simulator (target='sim') or the built-in generator")
+        library = library or build_kernel(entry.source, task, target).library
         return NpuKernel(NpuBuild(entry.key, entry.directory, library, entry.directory / "build.log", 0.0, True),
                          task, target.soc)
     from .build import SimBuild
     from .library_audit import audit_library
     from .simulator import SimKernel
 
-    if entry.library is None:
+    if library is None:
         kernel = SimKernel(build_kernel(entry.source, task, target), entry.source, "kernel.cpp")
     else:
-        kernel = SimKernel(SimBuild(ENTRY, entry.key, entry.directory, entry.library, 0.0, True), entry.source,
+        kernel = SimKernel(SimBuild(ENTRY, entry.key, entry.directory, library, 0.0, True), entry.source,
                            "kernel.cpp")
-    audit_library(kernel.build.library)  # before this process loads it, whoever wrote it (SimKernel loads lazily)
+    audit_library(kernel.build.library)  # before any process loads it, whoever wrote it (SimKernel loads lazily)
+    if distrust:
+        return served_kernel(entry, task, target.soc, kernel.build.library)
     return ContractKernel(kernel, task, target.soc)
 
 

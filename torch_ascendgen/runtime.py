@@ -200,10 +200,12 @@ _OPS_LOCK = threading.Lock()
 def kernel_op(compiled) -> Callable[[list[torch.Tensor]], list[torch.Tensor]]:
     """The kernel as its own op ``torch.ops.ascendgen.k_<key>`` (with a fake implementation), made once.
 
-    A kernel's op name is unique per cache key: torch.library refuses to redefine a schema, and a
-    loaded kernel library cannot be unloaded, so one key is one op for the life of the process.
+    A kernel's op name is unique per cache key and kernel source: torch.library refuses to redefine a schema, and
+    a loaded kernel library cannot be unloaded, so one kernel is one op for the life of the process. The source is
+    part of the name because two caches (or a regenerated entry) may hold different kernels under one key.
     """
-    name = "k_" + compiled.entry.key[:24]
+    source = hashlib.sha256(compiled.entry.source.encode()).hexdigest()
+    name = f"k_{compiled.entry.key[:24]}_{source[:12]}"
     op = _OPS.get(name)
     if op is None:
         with _OPS_LOCK:  # two threads reaching a new kernel at once must not define it twice
