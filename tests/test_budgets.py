@@ -36,11 +36,12 @@ def _plan_cost(plans, inputs, outputs):
 
 def test_a_small_function_gets_every_set_at_full_size():
     plans = plan_input_sets(F32_MATRIX, [(4, 64)], F32_MATRIX, budget=Budget(4 * GB))
-    assert [p.label for p in plans] == ["normal", "edge values", "inf and nan", "tail", "tail", "many blocks"]
+    assert [p.label for p in plans] == ["normal", "edge values", "inf and nan", "magnitudes", "break points", "tail",
+                                        "tail", "many blocks"]
     assert plans[-1].shapes == make_input_sets(F32_MATRIX, [(4, 64)])[-1].shapes
 
 
-@pytest.mark.parametrize("budget", [512 * MB, 1 * GB, 4 * GB])
+@pytest.mark.parametrize("budget", [640 * MB, 1 * GB, 4 * GB])
 def test_the_plan_for_a_fixed_size_output_fits_every_budget(budget):
     """Embedding dense backward: 0.4 MB of inputs give a 94 MB output (32000 rows); the tails' outputs grow
     with s1 alone, which the input-only element cap never saw."""
@@ -71,7 +72,7 @@ def test_a_specialised_big_task_with_room_for_one_more_set_gets_edge_values_and_
     spec = TensorSpec(torch.float32, ("s0",))
     traced = [(64 * MB // 4,)]  # 64 MB in, 64 MB out
     normal_only = plan_bytes([set_cost([spec], [spec], traced[0:1])])
-    budget = Budget(int(normal_only * 1.4))
+    budget = Budget(int(normal_only * 1.3))
     plans = plan_input_sets([spec], traced, [spec], generic=False, budget=budget)
     assert [p.label for p in plans] == ["normal", "edge values, inf and nan"]
     assert {p.shapes for p in plans} == {((64 * MB // 4,),)}

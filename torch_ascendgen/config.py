@@ -273,3 +273,16 @@ def min_region_ops() -> int:
 def compile_report() -> bool:
     """Print each compiled graph's report (regions made kernels, regions left eager and why, times)."""
     return _get(COMPILE_REPORT_ENV, "0").lower() in ("1", "true", "yes", "on")
+
+
+# ---- verification's random values ------------------------------------------------------------------
+
+VERIFY_SEED_ENV = "TORCH_ASCENDGEN_VERIFY_SEED"
+
+
+def verify_seed() -> int | None:
+    """The seed every verification draws its input values from, to reproduce a failure (its reason and the cache
+    entry's ``verify_seed`` name the one used); None (unset): a fresh secret seed for every verification, so that
+    a kernel cannot know the values it will be checked on."""
+    value = _get(VERIFY_SEED_ENV, "")
+    return int(value) if value else None

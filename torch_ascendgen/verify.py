@@ -23,12 +23,14 @@ from __future__ import annotations
 
 import functools
 import math
+import secrets
 from dataclasses import dataclass, field, replace
 from typing import Callable, Sequence
 
 import torch
 import torch.utils._pytree as pytree
 
+from . import config
 from .budgets import Budget, set_cost
 from .capture import TensorSpec
 from .errors import AscendGenError
@@ -39,6 +41,20 @@ SMALL_TAILS = (7, 33, 5, 17, 3, 9, 11, 13, 15, 19, 21, 23)  # odd: never a multi
 LONG_TAILS = (1003, 33, 7, 5, 3, 9, 11, 13, 15, 17, 19, 21)
 NORM_FACTOR = 10.0  # an output's relative L2 error may reach NORM_FACTOR * rtol
 COMPARE_CHUNK = 1 << 20  # elements of an output compared at once (temporaries: a few dozen bytes each)
+BIAS_SAMPLES = 1 << 18  # at most about this many values of an output enter the bias test (a median)
+BIAS_MIN_SAMPLES = 16  # outputs with fewer usable values are not tested for bias
+SENSITIVITY_FACTOR = 32.0  # times the exact result's move under 1-ulp input changes: allowed on top (see _sensitivity)
+LOST_DIGITS = 1e-2  # where the original is further than this (relative) from the exact result, |exact| more is allowed
+OWN_FACTOR = 2.0  # times the original's own distance from the exact result, allowed on top of the ulps bound ...
+LOSSY_OWN_FACTOR, LOSSY_ULPS = 16.0, 16.0  # ... or this many times where that distance exceeds LOSSY_ULPS ulps
+
+# The magnitude sets stop this many binades below overflow for dtypes whose sums accumulate in their own range
+# (float32, bfloat16): then no order of summing up to 4096 of them overflows, so summation order cannot decide
+# between inf and a finite sum. float16 sums accumulate in float32 (torch, and kernels): its whole range is used.
+MAGNITUDE_HEADROOM = {torch.float32: 12, torch.bfloat16: 12}
+BREAK_POINTS = (0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 9.0, 10.0, 15.0, 17.0, 20.0, 30.0, 44.0, 50.0, 100.0,
+                math.pi / 2, math.pi, 2 * math.pi)
+_WIDE_FILLS = ("magnitudes", "breakpoints", "magnitudes+breakpoints")
 
 # "Large" edge values: big enough to overflow exp() and half-precision squares, small enough that
 # a few of them squared and summed stay finite in float32, so a correct reduction is not failed
@@ -55,26 +71,35 @@ class ReferenceFailed(AscendGenError):
 
 @dataclass(frozen=True)
 class Tolerance:
-    """``|got - expected| <= atol + rtol * |expected|`` element-wise, as ``torch.isclose``."""
+    """How close a float output must be to the reference.
+
+    A user's tolerance (``ulps`` None): ``|got - ref| <= atol + rtol * |ref|`` element-wise, as ``torch.isclose``,
+    with ``ref`` the original's value or the exact (float64) one (see _compare_outputs). The defaults
+    (default_tolerance) set ``ulps`` instead: ``|got - ref| <= atol + ulps * ulp(ref)`` in ulps of the output dtype,
+    and ``bias_ulps`` bounds the median of the signed error (see _require_unbiased); ``rtol`` then bounds only an
+    output's relative L2 error as a whole (NORM_FACTOR * rtol)."""
 
     rtol: float
     atol: float
+    ulps: float | None = None
+    bias_ulps: float | None = None
 
 
 _TOLERANCES = {
-    torch.float64: Tolerance(1e-7, 1e-9),
-    torch.float32: Tolerance(1e-4, 1e-5),
-    torch.float16: Tolerance(2e-3, 1e-3),
-    torch.bfloat16: Tolerance(1.6e-2, 1e-2),
+    torch.float64: Tolerance(1e-7, 1e-12, ulps=16, bias_ulps=8),
+    torch.float32: Tolerance(1e-4, 1e-5, ulps=16, bias_ulps=8),
+    torch.float16: Tolerance(2e-3, 1e-3, ulps=2, bias_ulps=0.5),
+    torch.bfloat16: Tolerance(1.6e-2, 1e-2, ulps=2, bias_ulps=0.5),
 }
 
 
 def default_tolerance(dtype: torch.dtype) -> Tolerance:
-    """About two units in the last place for floats (kernels round differently); exact otherwise."""
+    """A few ulps of the output dtype from the exact result for floats (kernels round differently); exact
+    otherwise. ``rtol``/``atol`` are the ``torch.isclose`` equivalent for callers that compare that way."""
     if dtype in _TOLERANCES:
         return _TOLERANCES[dtype]
     if dtype.is_floating_point:
-        return Tolerance(2 * torch.finfo(dtype).eps, 2 * torch.finfo(dtype).eps)
+        return Tolerance(2 * torch.finfo(dtype).eps, 2 * torch.finfo(dtype).eps, ulps=2, bias_ulps=0.5)
     return Tolerance(0.0, 0.0)
 
 
@@ -84,6 +109,8 @@ class InputSet:
 
     name: str
     tensors: tuple[torch.Tensor, ...] = field(compare=False, repr=False)
+    seed: int | None = None  # the seed make_input_sets drew the values from (in failure reasons, to reproduce)
+    optional: bool = False  # skipped, not failed, when the reference itself raises on it (values it may reject)
 
     @property
     def shapes(self) -> tuple[tuple[int, ...], ...]:
@@ -111,6 +138,9 @@ class Verdict:
     expected: float | None = None
     got: float | None = None
     passed_shapes: tuple[tuple[tuple[int, ...], ...], ...] = ()
+    seed: int | None = None  # the input sets' seed (config.VERIFY_SEED_ENV reproduces them)
+    max_ulps: float = 0.0  # the largest error from the exact result in ulps of the output dtype
+    bias_ulps: float = 0.0  # the largest systematic error (median signed error, in ulps) of an output
 
 
 # ---------------------------------------------------------------------------------------------
@@ -132,27 +162,35 @@ def make_input_sets(
     traced_shapes: Sequence[Sequence[int]],
     *,
     generic: bool = True,
-    seed: int = 0,
+    seed: int | None = None,
     value_fn: ValueFn | None = None,
     device: torch.device | str = "cpu",
     outputs: Sequence[TensorSpec] = (),
     budget: Budget | None = None,
 ) -> list[InputSet]:
-    """The input sets a candidate must pass (see plan_input_sets), deterministic in ``seed``.
+    """The input sets a candidate must pass (see plan_input_sets), deterministic in ``seed``; None: fresh_seed().
 
     ``value_fn(input_index, shape, dtype, generator)`` replaces the normal values (e.g. positive values for a
     log); edge values are still sprinkled into them. Raises UnsupportedFunction when even the traced shapes'
     normal set does not fit the memory budget.
     """
+    seed = fresh_seed() if seed is None else seed
     sets = []
     for index, plan in enumerate(plan_input_sets(inputs, traced_shapes, outputs, generic=generic, budget=budget)):
-        generator = torch.Generator().manual_seed(seed * 7919 + index)
+        generator = torch.Generator().manual_seed((seed * 7919 + index) % (1 << 63))
         tensors = tuple(
             _values(plan.fill, i, spec.dtype, shape, generator, value_fn).to(device)
             for i, (spec, shape) in enumerate(zip(inputs, plan.shapes))
         )
-        sets.append(InputSet(f"{plan.label} {_shapes_text(plan.shapes)}", tensors))
+        sets.append(InputSet(f"{plan.label} {_shapes_text(plan.shapes)}", tensors, seed, plan.fill in _WIDE_FILLS))
     return sets
+
+
+def fresh_seed() -> int:
+    """The seed of one verification: config.verify_seed() when set (to reproduce a failure), else a new secret
+    one, so that no kernel can know in advance the values it is checked on."""
+    forced = config.verify_seed()
+    return forced if forced is not None else secrets.randbits(48)
 
 
 def plan_input_sets(inputs: Sequence[TensorSpec], traced_shapes: Sequence[Sequence[int]],
@@ -176,9 +214,7 @@ def plan_input_sets(inputs: Sequence[TensorSpec], traced_shapes: Sequence[Sequen
         raise budget.refuse(cost(traced), traced)
     symbols = _symbols(inputs) if generic else []
     powers = _powers(inputs, symbols)
-    plans = [SetPlan("normal", traced, "normal")]
-    if any(spec.dtype.is_floating_point for spec in inputs):
-        plans = _with_value_sets(plans, inputs, symbols, budget, cost)
+    plans = _with_value_sets([SetPlan("normal", traced, "normal")], inputs, symbols, budget, cost)
     if symbols:
         fixed = max(math.prod(int(size) for size in spec.shape if not isinstance(size, str)) for spec in inputs)
         for label, binding in _shape_bindings(symbols, fixed, powers):
@@ -190,17 +226,38 @@ def plan_input_sets(inputs: Sequence[TensorSpec], traced_shapes: Sequence[Sequen
 
 
 def _with_value_sets(plans: list[SetPlan], inputs, symbols: list[str], budget: Budget, cost) -> list[SetPlan]:
-    """``plans`` and the edge-value and inf/NaN sets, where they fit."""
+    """``plans`` and the value sets, where they fit: edge values and inf/NaN (float inputs), then every magnitude
+    (float and integer inputs) and the activations' break points (float inputs); each pair merged into one set
+    when only one more fits."""
     traced = plans[0].shapes
     shapes = traced
     if symbols and budget.is_big(cost(traced)):
         binding = _small_binding(inputs, symbols, traced, lambda s: budget.is_small(cost(s)))
         shapes = _bind(inputs, binding)
-    both = [SetPlan("edge values", shapes, "edge"), SetPlan("inf and nan", shapes, "nonfinite")]
-    if budget.fits([cost(p.shapes) for p in (*plans, *both)]):
-        return plans + both
-    merged = SetPlan("edge values, inf and nan", shapes, "edge+nonfinite")
-    return plans + [merged] if budget.fits([cost(p.shapes) for p in (*plans, merged)]) else plans
+    floats = any(spec.dtype.is_floating_point for spec in inputs)
+    integers = any(not spec.dtype.is_floating_point and spec.dtype != torch.bool for spec in inputs)
+    if floats:
+        plans = _with_pair(plans, [SetPlan("edge values", shapes, "edge"), SetPlan("inf and nan", shapes, "nonfinite"),
+                                   SetPlan("edge values, inf and nan", shapes, "edge+nonfinite")], budget, cost)
+        plans = _with_pair(plans, [SetPlan("magnitudes", shapes, "magnitudes"),
+                                   SetPlan("break points", shapes, "breakpoints"),
+                                   SetPlan("magnitudes and break points", shapes, "magnitudes+breakpoints")],
+                           budget, cost)
+    elif integers:
+        plans = _with_pair(plans, [SetPlan("magnitudes", shapes, "magnitudes")], budget, cost)
+    return plans
+
+
+def _with_pair(plans: list[SetPlan], pair: list[SetPlan], budget: Budget, cost) -> list[SetPlan]:
+    """``plans`` and ``pair[:2]`` if they fit, else and ``pair[2]`` (both kinds in one set) if it fits; a single
+    plan is added if it fits."""
+    def fits(extra: list[SetPlan]) -> bool:
+        return budget.fits([cost(p.shapes) for p in (*plans, *extra)])
+
+    for extra in (pair[:2], pair[2:]):
+        if extra and fits(extra):
+            return plans + extra
+    return plans
 
 
 def _small_binding(inputs, symbols: list[str], traced, small) -> dict[str, int]:
@@ -303,7 +360,11 @@ def _shapes_text(shapes: tuple[tuple[int, ...], ...]) -> str:
 
 def _values(fill: str, index: int, dtype: torch.dtype, shape: tuple[int, ...], generator: torch.Generator,
             value_fn: ValueFn | None) -> torch.Tensor:
-    tensor = value_fn(index, shape, dtype, generator) if value_fn else _normal(dtype, shape, generator)
+    """The values of one input; the wide sets' own values replace ``value_fn``'s (such sets are optional)."""
+    if fill in _WIDE_FILLS:
+        tensor = _wide(fill, dtype, shape, generator)
+    else:
+        tensor = value_fn(index, shape, dtype, generator) if value_fn else _normal(dtype, shape, generator)
     if tuple(tensor.shape) != shape or tensor.dtype != dtype:
         raise ValueError(f"value_fn gave {tensor.dtype}{list(tensor.shape)} for input {index}, "
                          f"expected {dtype}{list(shape)}")
@@ -326,6 +387,70 @@ def _normal(dtype: torch.dtype, shape: tuple[int, ...], generator: torch.Generat
     if torch.iinfo(dtype).min < 0:
         magnitude = magnitude * (torch.randint(0, 2, shape, generator=generator) * 2 - 1)
     return magnitude.to(dtype)
+
+
+def _wide(fill: str, dtype: torch.dtype, shape: tuple[int, ...], generator: torch.Generator) -> torch.Tensor:
+    if dtype == torch.bool:
+        return _normal(dtype, shape, generator)
+    if not dtype.is_floating_point:
+        return _integer_magnitudes(dtype, shape, generator)
+    if fill == "breakpoints":
+        return _break_points(dtype, shape, generator)
+    tensor = _magnitudes(dtype, shape, generator)
+    if fill == "magnitudes+breakpoints":
+        half = torch.rand(shape, generator=generator) < 0.5
+        tensor = torch.where(half, tensor, _break_points(dtype, shape, generator))
+    return tensor
+
+
+def _magnitudes(dtype: torch.dtype, shape: tuple[int, ...], generator: torch.Generator) -> torch.Tensor:
+    """Log-uniform magnitudes with mixed signs, from the smallest subnormal up to MAGNITUDE_HEADROOM binades below
+    overflow (float16 and float64: up to overflow)."""
+    info = torch.finfo(dtype)
+    low = math.log2(info.tiny * info.eps)
+    high = math.log2(info.max) - MAGNITUDE_HEADROOM.get(dtype, 0)
+    exponent = low + (high - low) * torch.rand(shape, generator=generator, dtype=torch.float64)
+    return (torch.exp2(exponent) * _signs(shape, generator)).to(dtype)
+
+
+def _break_points(dtype: torch.dtype, shape: tuple[int, ...], generator: torch.Generator) -> torch.Tensor:
+    """Mixed-sign values at the activations' break points (see _break_point_values): a third exactly there, a third
+    a few ulps away, a third within 10%."""
+    info = torch.finfo(dtype)
+    points = torch.tensor(_break_point_values(dtype), dtype=torch.float64)
+    pick = points[torch.randint(len(points), shape, generator=generator)]
+    mode = torch.randint(3, shape, generator=generator)
+    ulps = torch.randint(-4, 5, shape, generator=generator).double() * info.eps
+    spread = (torch.rand(shape, generator=generator, dtype=torch.float64) - 0.5) * 0.2
+    factor = torch.where(mode == 0, 1.0, torch.where(mode == 1, 1.0 + ulps, 1.0 + spread))
+    return ((pick * factor).clamp(max=info.max) * _signs(shape, generator)).to(dtype)
+
+
+def _break_point_values(dtype: torch.dtype) -> list[float]:
+    """Where common activations change regime: hardtanh/hardswish/relu6 (1, 3, 6), erf and tanh saturation
+    (3..9), sigmoid and softplus thresholds (15, 17, 20, 30, 44), sin/cos periods, and the dtype's own limits:
+    exp overflow and underflow (log max, -log tiny, -log of the smallest subnormal), squares and cubes overflowing
+    (sqrt max, cbrt max), the first integer step above 1 ulp (1 / eps), and max itself; all at most
+    MAGNITUDE_HEADROOM binades below overflow."""
+    info = torch.finfo(dtype)
+    own = [math.log(info.max), -math.log(info.tiny), -math.log(info.tiny * info.eps), math.sqrt(info.max),
+           info.max ** (1 / 3), 1 / info.eps, info.max]
+    return [v for v in (*BREAK_POINTS, *own) if v <= info.max / 2 ** MAGNITUDE_HEADROOM.get(dtype, 0)]
+
+
+def _integer_magnitudes(dtype: torch.dtype, shape: tuple[int, ...], generator: torch.Generator) -> torch.Tensor:
+    """Log-uniform nonzero integers with mixed signs (when signed) up to the square root of the type's range, so
+    that a product of two stays in range."""
+    info = torch.iinfo(dtype)
+    bits = max(4, (info.bits - (1 if info.min < 0 else 0)) // 2)
+    magnitude = torch.exp2(torch.rand(shape, generator=generator, dtype=torch.float64) * bits).floor()
+    if info.min < 0:
+        magnitude = magnitude * _signs(shape, generator)
+    return magnitude.to(dtype)
+
+
+def _signs(shape: tuple[int, ...], generator: torch.Generator) -> torch.Tensor:
+    return torch.randint(0, 2, shape, generator=generator).double() * 2 - 1
 
 
 def _finite_edges(dtype: torch.dtype) -> list[float]:
@@ -355,14 +480,23 @@ class _Rejected(Exception):
         self.kind, self.subject, self.detail, self.fields = kind, subject, detail, fields
 
     def verdict(self, input_set: InputSet) -> Verdict:
-        reason = f"{self.subject} for input set '{input_set.name}'" + (f": {self.detail}" if self.detail else "")
-        return Verdict(ok=False, reason=reason, kind=self.kind, input_set=input_set.name, **self.fields)
+        reason = f"{self.subject} for input set '{input_set.name}'{_seed_text(input_set)}" + (
+            f": {self.detail}" if self.detail else "")
+        return Verdict(ok=False, reason=reason, kind=self.kind, input_set=input_set.name, seed=input_set.seed,
+                       **self.fields)
+
+
+def _seed_text(input_set: InputSet) -> str:
+    return f" (seed {input_set.seed}; {config.VERIFY_SEED_ENV}={input_set.seed} reproduces it)" \
+        if input_set.seed is not None else ""
 
 
 @dataclass(frozen=True)
 class _Errors:
     max_abs: float
     max_rel: float
+    max_ulps: float = 0.0
+    bias_ulps: float = 0.0
 
 
 def check(reference_fn: Callable, candidate_fn: Callable, input_set: InputSet,
@@ -381,11 +515,33 @@ def check(reference_fn: Callable, candidate_fn: Callable, input_set: InputSet,
         finally:
             _scribble(expected)
     except _Rejected as rejected:
+        if input_set.optional and _reference_raises(reference_fn, input_set):
+            return _skipped(input_set)
         return rejected.verdict(input_set)
+    except ReferenceFailed:
+        if input_set.optional:
+            return _skipped(input_set)
+        raise
     return Verdict(ok=True, reason=f"passed input set '{input_set.name}'", input_set=input_set.name,
                    max_abs_error=max((e.max_abs for e in errors), default=0.0),
                    max_rel_error=max((e.max_rel for e in errors), default=0.0),
-                   passed_shapes=(input_set.shapes,))
+                   passed_shapes=(input_set.shapes,), seed=input_set.seed,
+                   max_ulps=max((e.max_ulps for e in errors), default=0.0),
+                   bias_ulps=max((e.bias_ulps for e in errors), key=abs, default=0.0))
+
+
+def _reference_raises(reference_fn: Callable, input_set: InputSet) -> bool:
+    try:
+        _scribble(_run_reference(reference_fn, input_set))
+    except ReferenceFailed:
+        return True
+    return False
+
+
+def _skipped(input_set: InputSet) -> Verdict:
+    """An optional set (values outside the normal range) the original itself rejects: nothing to compare."""
+    return Verdict(ok=True, reason=f"skipped input set '{input_set.name}': the original function raises on it",
+                   input_set=input_set.name, seed=input_set.seed)
 
 
 def verify(reference_fn: Callable, candidate_fn: Callable, input_sets: Sequence[InputSet],
@@ -394,17 +550,20 @@ def verify(reference_fn: Callable, candidate_fn: Callable, input_sets: Sequence[
     if not input_sets:
         raise ValueError("verify needs at least one input set")
     passed: list[tuple[tuple[int, ...], ...]] = []
-    max_abs = max_rel = 0.0
+    verdicts = []
     for input_set in input_sets:
         verdict = check(reference_fn, candidate_fn, input_set, tolerance)
         if not verdict.ok:
             return replace(verdict, passed_shapes=tuple(passed))
-        if input_set.shapes not in passed:
+        if verdict.passed_shapes and input_set.shapes not in passed:
             passed.append(input_set.shapes)
-        max_abs, max_rel = max(max_abs, verdict.max_abs_error), max(max_rel, verdict.max_rel_error)
+        verdicts.append(verdict)
     names = ", ".join(f"'{s.name}'" for s in input_sets)
-    return Verdict(ok=True, reason=f"passed {len(input_sets)} input sets: {names}", max_abs_error=max_abs,
-                   max_rel_error=max_rel, passed_shapes=tuple(passed))
+    return Verdict(ok=True, reason=f"passed {len(input_sets)} input sets: {names}",
+                   max_abs_error=max(v.max_abs_error for v in verdicts),
+                   max_rel_error=max(v.max_rel_error for v in verdicts), passed_shapes=tuple(passed),
+                   seed=input_sets[0].seed, max_ulps=max(v.max_ulps for v in verdicts),
+                   bias_ulps=max((v.bias_ulps for v in verdicts), key=abs))
 
 
 def _run_candidate(candidate_fn: Callable, input_set: InputSet) -> tuple[torch.Tensor, ...]:
@@ -507,33 +666,117 @@ def _check_structure(got: tuple[torch.Tensor, ...], expected: tuple[torch.Tensor
 
 def _compare_outputs(reference_fn: Callable, input_set: InputSet, got: tuple, expected: tuple,
                      tolerance: Tolerance | None) -> list[_Errors]:
-    """Each output against the reference's; where values differ, against the exact (float64) result too.
+    """Each output against the original's and against the exact (float64) result.
 
-    The original's own float32 result carries rounding error (a long sum that cancels loses digits):
-    a value is also accepted when its distance from the exact result is within the tolerance plus
-    twice the original's own distance from it, so a kernel is never failed for being more exact.
+    The exact result is computed for every set with float outputs (the reference run on float64 inputs). The
+    original's own result carries rounding error (a long sum that cancels loses digits; an intermediate square
+    overflows float32): a value is accepted when it is within the tolerance of the original's value, or within the
+    tolerance plus twice the original's own distance from the exact result, so that a kernel is never failed for
+    being more exact. See _close for the non-finite cases.
     """
+    exact = _exact_reference(reference_fn, input_set, expected)
+    sensitivity = _sensitivity(reference_fn, input_set, exact) if exact is not None else None
     try:
-        return [_compare(i, g, e, tolerance) for i, (g, e) in enumerate(zip(got, expected))]
-    except _Rejected as rejected:
-        exact = _exact_reference(reference_fn, input_set, expected) if rejected.kind == "values" else None
-        if exact is None:
-            raise
-    return [_compare(i, g, e, tolerance, x) for i, (g, e, x) in enumerate(zip(got, expected, exact))]
+        return [_compare(i, g, e, tolerance, None if exact is None else exact[i],
+                         None if sensitivity is None else sensitivity[i])
+                for i, (g, e) in enumerate(zip(got, expected))]
+    finally:  # a reference that keeps its outputs must not hand the exact ones to the next candidate
+        _scribble(tuple(x for x in (*(exact or ()), *(sensitivity or ())) if x is not None))
 
 
 def _exact_reference(reference_fn: Callable, input_set: InputSet, expected: tuple) -> tuple | None:
-    """The reference run in float64, or None when it cannot be (integer outputs, a dtype-bound function)."""
-    if not all(e.is_floating_point() and e.element_size() <= 4 for e in expected):
+    """The reference run in float64, one entry per output: None for an output it cannot stand for (not a float
+    output of 4 bytes or less, another shape); float64 outputs are their own exact result. None when there is
+    nothing to run (no such output) or the reference cannot run in float64 (a dtype-bound function)."""
+    if not any(e.is_floating_point() and e.element_size() <= 4 for e in expected):
         return None
     tensors = tuple(t.double() if t.is_floating_point() else t for t in input_set.tensors)
     try:
         exact = _run_reference(reference_fn, InputSet(input_set.name, tensors))
     except ReferenceFailed:
         return None
-    if len(exact) != len(expected) or any(x.shape != e.shape for x, e in zip(exact, expected)):
+    if len(exact) != len(expected):
+        _scribble(exact)
         return None
-    return exact
+    return tuple(x if e.is_floating_point() and x.is_floating_point() and x.shape == e.shape else None
+                 for x, e in zip(exact, expected))
+
+
+def _sensitivity(reference_fn: Callable, input_set: InputSet, exact: tuple) -> tuple | None:
+    """How far each exact output moves when every float input is scaled by 1 ± eps (float32's eps; float64's for
+    float64 inputs, random signs): the error any backward-stable way of computing it may make (a sum in another
+    order, a norm scaled differently, pow through exp and log). SENSITIVITY_FACTOR times it is allowed on top of the
+    ulps bound. Where that makes the result NaN (a negative base to an exponent that is no longer whole), the move
+    with one input's small integers kept whole is used (each float input in turn, while NaN moves remain); infinite or NaN moves count as none. The moved outputs are overwritten
+    by the moves (in place: one more float64 output in memory), so a reference that keeps them hands nothing usable
+    to the next candidate."""
+    moves = _moved(reference_fn, input_set, exact, keep=None)
+    for index, tensor in enumerate(input_set.tensors):
+        if moves is None or not any(m is not None and torch.isnan(m).any() for m in moves):
+            break
+        if tensor.is_floating_point():
+            _fill_unknown(moves, _moved(reference_fn, input_set, exact, keep=index))
+    return None if moves is None else tuple(_at_least_the_median(m) for m in moves)
+
+
+def _fill_unknown(moves: tuple, others: tuple | None) -> None:
+    for move, other in zip(moves, others or ()):
+        if move is not None and other is not None:
+            torch.where(torch.isnan(move), other, move, out=move)
+            _scribble((other,))
+
+
+def _moved(reference_fn: Callable, input_set: InputSet, exact: tuple, keep: int | None) -> tuple | None:
+    """The moves with every float input perturbed, the small integers of input ``keep`` kept whole."""
+    generator = torch.Generator().manual_seed((input_set.seed or 0) % (1 << 63))
+    tensors = tuple(_perturbed(t, generator, i == keep) for i, t in enumerate(input_set.tensors))
+    try:
+        moved = _run_reference(reference_fn, InputSet(input_set.name, tensors))
+    except ReferenceFailed:
+        return None
+    del tensors
+    if len(moved) != len(exact):
+        _scribble(moved)
+        return None
+    return tuple(_moves(m, x) for m, x in zip(moved, exact))
+
+
+def _moves(moved: torch.Tensor, exact: torch.Tensor | None) -> torch.Tensor | None:
+    """``|moved - exact|`` in place (in float64); NaN where the exact result is finite and the moved one is not."""
+    if exact is None or moved.shape != exact.shape or not moved.is_floating_point():
+        _scribble((moved,))
+        return None
+    move = moved.to(torch.float64).contiguous()
+    if move.untyped_storage().data_ptr() != moved.untyped_storage().data_ptr():
+        _scribble((moved,))
+    finite = torch.isfinite(move)
+    move.sub_(exact).abs_()
+    move.masked_fill_(~finite & ~torch.isfinite(exact), 0.0)
+    return move.masked_fill_(finite & ~torch.isfinite(move), 0.0)
+
+
+def _at_least_the_median(move: torch.Tensor | None) -> torch.Tensor | None:
+    """The moves, unknown ones none, each at least the output's median move: the random signs can cancel at one
+    position (a row sum that barely moves) where another order of summing still rounds like its neighbours."""
+    if move is None:
+        return None
+    move.nan_to_num_(nan=0.0, posinf=0.0)
+    flat = move.view(-1)
+    if flat.numel():
+        move.clamp_(min=float(flat[::max(1, -(-flat.numel() // BIAS_SAMPLES))].median()))
+    return move
+
+
+def _perturbed(tensor: torch.Tensor, generator: torch.Generator, keep_integers: bool) -> torch.Tensor:
+    """Float values scaled by 1 ± eps; with ``keep_integers``, small integers (|v| <= 2**16) are kept whole."""
+    if not tensor.is_floating_point():
+        return tensor
+    eps = torch.finfo(torch.float64 if tensor.dtype == torch.float64 else torch.float32).eps
+    values = tensor.to(torch.float64, copy=True)
+    factor = torch.randint(0, 2, tensor.shape, generator=generator, dtype=torch.float64).mul_(2 * eps).add_(1 - eps)
+    if keep_integers:
+        factor.masked_fill_((values == values.round()) & (values.abs() <= 2 ** 16), 1.0)
+    return values.mul_(factor)
 
 
 @dataclass
@@ -546,48 +789,58 @@ class _Tally:
     first_bad: int | None = None  # flat index
     first_expected: float = 0.0
     first_got: float = 0.0
+    first_exact: float | None = None
     diff_sq: float = 0.0  # sums of squares of the finite values: relative L2 error as a whole
     scale_sq: float = 0.0
     own_sq: float = 0.0  # the original's own distance from the exact result
     max_expected: float = 0.0
     max_got: float = 0.0
+    max_ulps: float = 0.0
+    step: int = 1  # every step-th element is a sample for the bias test
+    errors: list = field(default_factory=list)  # signed errors from the exact result, in ulps (samples)
+    own_errors: list = field(default_factory=list)  # the original's, at the same positions
 
 
 def _compare(index: int, got: torch.Tensor, expected: torch.Tensor, tolerance: Tolerance | None,
-             exact: torch.Tensor | None = None) -> _Errors:
-    """Same NaN and ±inf positions, finite values close element-wise and as a whole.
+             exact: torch.Tensor | None = None, sensitivity: torch.Tensor | None = None) -> _Errors:
+    """Same non-finite values (see _close), finite values close element-wise, as a whole, and without bias.
 
     Compared COMPARE_CHUNK elements at a time, so that the temporaries stay small whatever the output's size.
     """
     tol = tolerance or default_tolerance(expected.dtype)
     g_all, e_all = got.detach().cpu().reshape(-1), expected.detach().cpu().reshape(-1)
+    if exact is None and expected.dtype == torch.float64:
+        exact = expected
     x_all = exact.detach().cpu().reshape(-1) if exact is not None else None
-    tally = _Tally()
+    s_all = sensitivity.reshape(-1) if sensitivity is not None and exact is not None else None
+    tally = _Tally(step=max(1, -(-e_all.numel() // BIAS_SAMPLES)))
     for start in range(0, e_all.numel(), COMPARE_CHUNK):
         part = slice(start, start + COMPARE_CHUNK)
-        _tally_chunk(tally, start, g_all[part], e_all[part], None if x_all is None else x_all[part], tol)
-    errors = _Errors(tally.max_abs, tally.max_rel)
+        _tally_chunk(tally, start, g_all[part], e_all[part], None if x_all is None else x_all[part],
+                     None if s_all is None else s_all[part], tol)
+    errors = _Errors(tally.max_abs, tally.max_rel, tally.max_ulps)
     if tally.bad:
         raise _mismatch(index, tally, e_all.numel(), tuple(expected.shape), errors)
     if expected.is_floating_point() and tol.rtol > 0:
         _require_close_overall(index, tally, tol, errors, exact is not None)
+    if expected.is_floating_point() and tol.bias_ulps is not None:
+        errors = replace(errors, bias_ulps=_require_unbiased(index, tally, tol, expected.dtype, errors))
     return errors
 
 
 def _tally_chunk(tally: _Tally, start: int, got: torch.Tensor, expected: torch.Tensor, exact: torch.Tensor | None,
-                 tol: Tolerance) -> None:
+                 sensitivity: torch.Tensor | None, tol: Tolerance) -> None:
+    dtype = expected.dtype
     work = torch.float32 if expected.is_floating_point() and expected.element_size() <= 4 else torch.float64
     g, e = got.to(work), expected.to(work)
     diff = (g - e).abs()  # NaN where either is NaN or both are the same infinity
     finite = torch.isfinite(diff)
     tally.max_abs = max(tally.max_abs, _max(torch.where(finite, diff, 0.0)))
     tally.max_rel = max(tally.max_rel, _max(torch.where(finite & (e != 0), diff / e.abs(), 0.0)))
-    if expected.is_floating_point():  # torch.isclose(equal_nan=True), in fewer passes; infinities exact
-        close = (g == e) | (finite & (diff <= tol.atol + tol.rtol * e.abs())) | (torch.isnan(g) & torch.isnan(e))
-        if exact is not None:
-            x = exact.double()
-            own_error = (e.double() - x).abs()
-            close |= finite & ((g.double() - x).abs() <= tol.atol + tol.rtol * x.abs() + 2 * own_error)
+    if expected.is_floating_point():
+        g, e = g.double(), e.double()
+        x = exact.double() if exact is not None else None
+        close = _close(g, e, x, tol, dtype, sensitivity)
     else:
         close = got == expected
     bad = ~close
@@ -595,23 +848,112 @@ def _tally_chunk(tally: _Tally, start: int, got: torch.Tensor, expected: torch.T
     if count and tally.first_bad is None:
         first = int(bad.nonzero()[0])
         tally.first_bad, tally.first_expected, tally.first_got = start + first, e[first].item(), g[first].item()
+        if expected.is_floating_point() and x is not None:
+            tally.first_exact = x[first].item()
     tally.bad += count
     if expected.is_floating_point() and not count:
-        _tally_overall(tally, torch.where(finite, g, 0.0), torch.where(finite, e, 0.0), exact, finite)
+        _tally_overall(tally, g, e, x)
+        if x is not None:
+            _tally_ulps(tally, start, g, e, x, dtype)
 
 
-def _tally_overall(tally: _Tally, g: torch.Tensor, e: torch.Tensor, exact: torch.Tensor | None,
-                   finite: torch.Tensor) -> None:
-    """Sums of squares for the relative L2 error: against the exact result when there is one, with the
-    original's own distance from it recorded as an allowance."""
-    if exact is not None:
-        x = torch.where(finite, exact.double(), 0.0)
-        tally.own_sq += float((e.double() - x).norm()) ** 2
-        g, e = g.double(), x
-    tally.diff_sq += float((g - e).norm()) ** 2
-    tally.scale_sq += float(e.norm()) ** 2
-    tally.max_expected = max(tally.max_expected, _max(e.abs()))
+def _close(g: torch.Tensor, e: torch.Tensor, x: torch.Tensor | None, tol: Tolerance,
+           dtype: torch.dtype, sensitivity: torch.Tensor | None = None) -> torch.Tensor:
+    """Which values pass (all in float64): the original's value exactly (NaN for NaN, the same infinity) or within
+    the tolerance of it; else, against the exact result ``x``, a finite value within the tolerance plus twice the
+    original's own distance (OWN_FACTOR times it; LOSSY_OWN_FACTOR times where the original is more than LOSSY_ULPS
+    ulps off: an ill-conditioned spot, e.g. gelu's tanh form in its tail, where kernels lose more digits the same
+    way), plus SENSITIVITY_FACTOR times the sensitivity (taken as 0 where the original is not finite: a reference that overflowed where the
+    exact result is finite accepts a finite kernel close to the exact result), or, where the exact result is
+    within a binade of overflow (or past it), an infinity of its sign. Where the original's own relative error exceeds
+    LOST_DIGITS (the tail of gelu's tanh form, where 1 + tanh cancels), the kernel may lose those digits too: |exact|
+    is allowed on top (a zero passes, a value of the wrong sign or magnitude does not). Where the original is NaN but the exact
+    result finite (an intermediate overflowed: inf - inf, 0 * inf), any value passes: the original gives no answer
+    there (normal values never get there; the magnitude sets do, e.g. a layer norm whose squares overflow)."""
+    close = (g == e) | (torch.isnan(g) & torch.isnan(e))
+    close |= torch.isfinite(g) & torch.isfinite(e) & ((g - e).abs() <= _allowed(e, tol, dtype))
+    if x is None:
+        return close
+    close |= torch.isnan(e) & torch.isfinite(x)  # the original overflowed into NaN: it has no answer to keep
+    own = torch.where(torch.isfinite(e) & torch.isfinite(x), (e - x).abs(), 0.0)
+    lost = torch.where(own > LOST_DIGITS * x.abs(), x.abs(), 0.0)  # the original kept few digits: so may the kernel
+    own = own * torch.where(own > LOSSY_ULPS * ulp(x, dtype), LOSSY_OWN_FACTOR, OWN_FACTOR)
+    if sensitivity is not None:
+        own = own + SENSITIVITY_FACTOR * sensitivity
+    close |= torch.isfinite(g) & torch.isfinite(x) & ((g - x).abs() <= _allowed(x, tol, dtype) + own + lost)
+    near_overflow = x.abs() >= torch.finfo(dtype).max / 2
+    return close | (torch.isinf(g) & near_overflow & (g.sign() == x.sign()))
+
+
+def _allowed(reference: torch.Tensor, tol: Tolerance, dtype: torch.dtype) -> torch.Tensor:
+    if tol.ulps is None:
+        return tol.atol + tol.rtol * reference.abs()
+    return tol.atol + tol.ulps * ulp(reference, dtype)
+
+
+def ulp(values: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """The spacing of ``dtype``'s values at each of ``values`` (float64): ``eps * 2**floor(log2 |v|)`` in the normal
+    range, the subnormal spacing below it, the top binade's spacing at and past ``max``."""
+    info = torch.finfo(dtype)
+    magnitude = values.double().abs().clamp(min=info.tiny, max=info.max)
+    _, exponent = torch.frexp(magnitude)  # magnitude = m * 2**exponent, 0.5 <= m < 1
+    return torch.ldexp(torch.full_like(magnitude, info.eps), exponent - 1)
+
+
+def _tally_overall(tally: _Tally, g: torch.Tensor, e: torch.Tensor, x: torch.Tensor | None) -> None:
+    """Sums of squares for the relative L2 error over the finite values: against the exact result when there is
+    one, with the original's own distance from it recorded as an allowance."""
+    reference = x if x is not None else e
+    finite = torch.isfinite(g) & torch.isfinite(reference) & ~torch.isnan(e)
+    if x is not None:
+        tally.own_sq += float(torch.where(finite & torch.isfinite(e), e - x, 0.0).norm()) ** 2
+    g, reference = torch.where(finite, g, 0.0), torch.where(finite, reference, 0.0)
+    tally.diff_sq += float((g - reference).norm()) ** 2
+    tally.scale_sq += float(reference.norm()) ** 2
+    tally.max_expected = max(tally.max_expected, _max(reference.abs()))
     tally.max_got = max(tally.max_got, _max(g.abs()))
+
+
+def _tally_ulps(tally: _Tally, start: int, g: torch.Tensor, e: torch.Tensor, x: torch.Tensor,
+                dtype: torch.dtype) -> None:
+    """Signed errors in ulps at the exact result, in the direction of its magnitude, where all three values are
+    finite and the exact result is in the normal range: the largest, and every step-th as a sample for the bias
+    test (with the original's own)."""
+    info = torch.finfo(dtype)
+    usable = torch.isfinite(g) & torch.isfinite(e) & (x.abs() >= info.tiny) & (x.abs() <= info.max)
+    units = ulp(x, dtype)
+    errors = torch.where(usable, (g - x) * x.sign() / units, 0.0)
+    tally.max_ulps = max(tally.max_ulps, _max(errors.abs()))
+    sample = usable & (torch.arange(start, start + g.numel()) % tally.step == 0)
+    tally.errors.append(errors[sample].float())
+    tally.own_errors.append(((e - x) * x.sign() / units)[sample].float())
+
+
+def _require_unbiased(index: int, tally: _Tally, tol: Tolerance, dtype: torch.dtype, errors: _Errors) -> float:
+    """Reject an output whose errors from the exact result lean one way: a constant factor (1 + 1e-3 in float16
+    is 1 to 2 ulps, within the element-wise bound) shifts the median signed error; rounding does not.
+
+    The limit is ``bias_ulps`` plus the original's own median signed error plus three standard errors of the
+    median (1.25 * spread / sqrt(n), spread = 1.4826 * the median absolute deviation), so that noisy but fair
+    errors pass; outputs with fewer than BIAS_MIN_SAMPLES usable values are not tested. Returns the median.
+    """
+    samples = torch.cat(tally.errors) if tally.errors else torch.empty(0)
+    if samples.numel() < BIAS_MIN_SAMPLES:
+        return 0.0
+    bias = float(samples.median())
+    own_bias = float(torch.cat(tally.own_errors).median())
+    spread = 1.4826 * float((samples - bias).abs().median())
+    limit = tol.bias_ulps + abs(own_bias) + 3.75 * spread / math.sqrt(samples.numel())
+    if abs(bias) > limit:
+        raise _Rejected(
+            "values", f"output {index} is biased",
+            f"every element is within the tolerance, but its errors from the exact result lean one way: their "
+            f"median is {bias:+.3g} ulps of {str(dtype).removeprefix('torch.')} (limit {limit:.3g}; the original's "
+            f"own median error is {own_bias:+.3g} ulps) over {samples.numel()} values, as a constant factor "
+            f"of about 1{bias * torch.finfo(dtype).eps * 0.75:+.1e} would give",
+            output_index=index, max_abs_error=errors.max_abs, max_rel_error=errors.max_rel,
+        )
+    return bias
 
 
 def _mismatch(index: int, tally: _Tally, numel: int, shape: tuple[int, ...], errors: _Errors) -> _Rejected:
@@ -622,9 +964,11 @@ def _mismatch(index: int, tally: _Tally, numel: int, shape: tuple[int, ...], err
         note = " (NaN positions must match the reference)"
     elif math.isinf(expected) or math.isinf(got):
         note = " (±inf positions must match the reference)"
+    exact = "" if tally.first_exact is None or tally.first_exact == expected else \
+        f" (exact result {_fmt(tally.first_exact)})"
     return _Rejected(
         "values", f"output {index} differs at {tally.bad} of {numel} elements",
-        f"first at index {first}: expected {_fmt(expected)}, got {_fmt(got)}{note}; "
+        f"first at index {first}: expected {_fmt(expected)}{exact}, got {_fmt(got)}{note}; "
         f"max abs error {errors.max_abs:.3g}",
         output_index=index, max_abs_error=errors.max_abs, max_rel_error=errors.max_rel, mismatches=tally.bad,
         first_mismatch=first, expected=expected, got=got,
@@ -647,7 +991,7 @@ def _require_close_overall(index: int, tally: _Tally, tol: Tolerance, errors: _E
     if relative > limit:
         raise _Rejected(
             "values", f"output {index} is wrong as a whole",
-            f"every element is within atol {tol.atol:g} of the reference, but the relative L2 error is "
+            f"every element is within the tolerance of the reference, but the relative L2 error is "
             f"{relative:.3g} (limit {limit:.3g}); expected values reach {tally.max_expected:.3g}, "
             f"got values reach {tally.max_got:.3g}",
             output_index=index, max_abs_error=errors.max_abs, max_rel_error=errors.max_rel,
@@ -685,3 +1029,4 @@ def _fmt(value) -> str:
     if isinstance(value, torch.Tensor):
         value = value.item()
     return str(value) if isinstance(value, (bool, int)) else f"{value:.6g}"
+
