@@ -27,7 +27,7 @@ from .looped import emit_looped, plan_looped
 from .looped import ub_bytes as looped_ub_bytes
 from .lowering import CTYPES, Lowering, Val, bool_condition_input, io_lines, widen
 
-VERSION = "builtin-2"
+VERSION = "builtin-3"
 UB_BUDGET = 176 * 1024  # bytes of UB the generated buffers may take (910B has 192 KB; APIs use some)
 
 _REDUCTIONS = {"aten.sum.dim_IntList", "aten.sum.default", "aten.mean.dim", "aten.mean.default", "aten.amax.default",
