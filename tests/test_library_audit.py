@@ -47,6 +47,11 @@ else:
     RAW_FUNCTION = ('static long raw_call(long n) {\n    long r;\n    __as\\\nm__ volatile("sys\\\ncall" : "=a"(r) : '
                     '"a"(n) : "rcx", "r11", "memory");\n    return r;\n}')
 
+OS_FUNCTIONS = ("dlsym", "dlopen", "getenv", "secure_getenv", "syscall", "mprotect", "mmap", "sigaction", "signal",
+                "fork", "vfork", "setsid", "daemon", "open", "openat", "fopen", "read", "write", "prctl", "ptrace",
+                "clone", "unshare", "execvp", "getrlimit", "clock_gettime", "gettimeofday", "sched_getaffinity",
+                "readlink", "sysconf")
+
 # name: (top of file, kernel body, what the screen says (None: it cannot tell, the source is plain C++), the audit's
 # check, the name the audit reports (alternatives split by |))
 PAYLOADS = {
@@ -85,6 +90,13 @@ PAYLOADS = {
     "include_through_macro": ("#define HEADER <cstdlib>\n#include HEADER", 'system("id");', "through a macro",
                               "imports", "system"),
     "macro_indirection": ("#define CALL(f) f", 'CALL(sys\\\ntem)("id");', "uses `system`", "imports", "system"),
+    "os_services": (  # what the screen's bypasses (issue 12) would link to, each referenced once (asm labels:
+        # the C library's headers, which the simulator's include, declare most of them with other types)
+        'extern "C" {\n' + "".join(f'long os_{name}(...) __asm__("{name}");\n' for name in OS_FUNCTIONS)
+        + 'extern char** os_environ1 __asm__("__environ");\nextern char** os_environ2 __asm__("environ");\n}',
+        "long r = 0;\n" + "".join(f"        r += os_{name}();\n" for name in OS_FUNCTIONS)
+        + "        r += (long)os_environ1 + (long)os_environ2;\n        tiling[0] = (uint8_t)r;",
+        '`__asm__` is not allowed', "imports", "dlsym"),
 }
 
 
@@ -126,6 +138,12 @@ def test_the_audit_refuses_every_payload_built_past_the_screen(name, payload_bui
     assert caught.value.check == check
     assert any(one in symbol for one in found.split("|") for symbol in caught.value.found), caught.value.found
     assert caught.value.fix in str(caught.value)
+
+
+def test_the_audit_names_every_os_service_a_kernel_links_to(payload_builds):
+    with pytest.raises(LibraryRefused) as caught:
+        audit_library(payload_builds["os_services"])
+    assert set(OS_FUNCTIONS) | {"__environ", "environ"} <= set(caught.value.found), caught.value.found
 
 
 def test_the_refusal_survives_pickling(payload_builds):

@@ -117,6 +117,23 @@ def inserted(good: str, top: str = "", body: str = "") -> str:
     ("", "__builtin_trap();", "`__builtin_trap` is not allowed"),
     ("", "open64(\"x\", 0);", "calls `open64`"),
     ("", "socket(2, 1, 0);", "calls `socket`"),
+    # function pointers and types without (*) (issue 12)
+    ("", "auto run = +[](const char*) -> int { return 0; }; (void)run;", "unary + before a lambda"),
+    ("static __aicore__ inline float Twice(float v) { return 2 * v; }\nusing Hook = decltype(Twice);", "",
+     "`Twice` is used without being called"),
+    ("static __aicore__ inline float Twice(float v) { return 2 * v; }",
+     "auto hook = reinterpret_cast<decltype(&Twice)>(0x1000); hook(1.0f);", "`Twice` is used without being called"),
+    ("", "auto block = &AscendC::GetBlockIdx; (void)block;", "`GetBlockIdx` is used without being called"),
+    ("", "auto e = expf; (void)e;", "`expf` is used without being called"),
+    ("", 'reinterpret_cast<int (&)(const char*)>(*reinterpret_cast<char*>(0x1000))("id");',
+     "function pointers are not allowed"),
+    ("struct Hook { void Run() {} };", "void (Hook::*run)() = nullptr; (void)run;", "function pointers are not allowed"),
+    ("struct Hook { void Run() {} };", "Hook h; auto run = &Hook::Run; (void)run;", "`Run` is used without"),
+    # probing files, the simulator's internals
+    ('#if __has_include("/etc/shadow")\n#endif', "", "`__has_include` is not allowed"),
+    ("", "if (ascendc_sim::t_core != nullptr) return;", "the simulator's internal state"),
+    ("", "AscendC::sim_detail::sync_all();", "the simulator's internal state"),
+    ("", "(void)t.sim_home;", "the simulator's internal state"),
 ])
 def test_what_the_allow_lists_do_not_name_is_rejected(good, top, body, reason):
     assert reason in rejected(inserted(good, top, body))
@@ -131,6 +148,10 @@ def test_what_the_allow_lists_do_not_name_is_rejected(good, top, body, reason):
     ("", "auto scale = [](float v) { return v * 0.5f; }; float h = scale(2.0f); (void)h;"),
     ("#define SQUARE(v) ((v) * (v))", "float s = SQUARE(3.0f); (void)s;"),
     ("struct alignas(32) Pad { float v[8]; } __attribute__((aligned(32)));", "Pad p{}; (void)p;"),
+    # functions called, never taken: calls, template calls, members, qualified calls, a variable named like a function
+    ("template <typename T> __aicore__ inline T Twice(T v) { return v + v; }",
+     "float a = Twice<float>(1.0f) + Twice(2.0f) + AscendC::GetBlockIdx() + std::max<float>(a, 0.0f); float max = a; "
+     "(void)max; (void)std::numeric_limits<float>::max();"),
 ])
 def test_ordinary_kernel_code_passes(good, top, body):
     screen(inserted(good, top, body))
@@ -143,6 +164,9 @@ def test_the_api_names_come_from_the_simulator_headers_and_name_no_os_service():
                 "socket", "connect", "dlopen", "dlsym", "syscall", "getenv", "environ", "kill", "mmap", "mprotect",
                 "posix_spawnp", "pthread_create", "thread", "printf"}
     assert not names & os_names
+    internals = {"ascendc_sim", "sim_detail", "act_detail", "reduce_detail", "t_core", "CoreState", "LaunchState",
+                 "signal_clock", "find_region"}
+    assert not names & internals
 
 
 @functools.lru_cache(maxsize=None)

@@ -12,10 +12,14 @@ the source with backslash-newline splices joined (the compiler's first step) and
 - no inline assembly; attributes only from an allow-list (never constructor, destructor,
   init_priority, weak, alias, section, ifunc, visibility ...);
 - ``extern`` only as ``extern "C"`` on a function the file defines (the contract's entry points);
-- no function-pointer types (how an integer address becomes a call);
+- no function-pointer or function-reference types, however spelt (``(*)``, ``(&)``, ``(C::*)``, ``.*``, a
+  lambda decayed with unary ``+``), and no function used as a value (``&F``, ``auto f = F;``,
+  ``decltype(F)``): how an integer address becomes a call;
+- no ``__has_include`` (a probe of the file system);
 - every name the code uses is declared in the file, a name the simulator's headers (the AscendC
-  API, csrc/ascendc_sim) use, a C++ keyword or type, or a C/C++ math and utility name kernels may
-  use; names after ``.``/``->`` are members and not checked;
+  API, csrc/ascendc_sim) use in public code, a C++ keyword or type, or a C/C++ math and utility name
+  kernels may use; names after ``.``/``->`` are members and not checked, except the simulator's
+  internals (namespace ascendc_sim, *_detail, t_core, sim_* members), which are refused everywhere;
 - the contract's two entry points, and at most 64 KB.
 """
 
@@ -79,6 +83,15 @@ _TYPE_OPERATORS = frozenset({"decltype", "__typeof__", "__typeof", "typeof", "si
 _DIRECTIVES = frozenset({"include", "define", "undef", "if", "ifdef", "ifndef", "elif", "else", "endif", "pragma",
                          "error", "warning"})
 
+_INTERNAL = re.compile(r"ascendc_sim\w*|\w+_detail|t_core|sim_\w+")  # the simulator's own state and helpers
+_NOT_RETURN_TYPES = frozenset({"return", "new", "delete", "sizeof", "case", "throw", "else", "do", "typename",
+                               "struct", "class", "operator", "decltype", "alignof", "noexcept", "static_assert",
+                               "define", "if", "while", "for", "switch", "alignas", "__typeof__", "typeof"})
+_STD_FUNCTIONS = frozenset({
+    *(name + suffix for name in _MATH for suffix in ("", "f", "l")),
+    *"""abs labs llabs isnan isinf isfinite isnormal signbit fpclassify isgreater isless isunordered min max swap move
+    forward clamp memcpy memset memmove memcmp declval""".split(),
+})
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+#.-]*)[^\n]*\n(.*?)```", re.DOTALL)
 _CODE_LANGUAGES = {"", "cpp", "c++", "cxx", "cc", "c", "ascendc", "h", "hpp"}
 _LEXEMES = re.compile(r'(?<![\w])(?:u8|[uUL])?R"(?P<raw>[^ ()\\\t\n]{0,16})\(.*?\)(?P=raw)"|//[^\n]*|/\*.*?\*/'
@@ -111,12 +124,15 @@ def screen(source: str, contract: bool = True) -> None:
         raise ScreenRejected(f"the kernel source is {size} bytes; the limit is {MAX_SOURCE_BYTES}: write a "
                              "shorter kernel")
     text = _without_comments(_SPLICE.sub("", source))
+    _check_probes(text)
     code_lines, macros = _check_directives(text)
     code = _tokens("\n".join(code_lines))
     tokens = _check_attributes([*code, *(t for macro in macros for t in (";", *macro))])
     _check_characters(tokens)
     _check_constructs(tokens)
+    _check_internals(tokens)
     _check_names(tokens, macros)
+    _check_function_values(tokens, macros)
     if contract:
         _check_entry_points(code)
 
@@ -187,6 +203,14 @@ def _check_define(name: str, rest: str) -> list[str]:
     return _tokens(rest)
 
 
+def _check_probes(text: str) -> None:
+    """``__has_include("/etc/shadow")`` tells the kernel whether a file exists (its results then differ)."""
+    probe = re.search(r"\b__has_(?:include_next|include|embed)\b", text)
+    if probe:
+        raise ScreenRejected(f"`{probe.group(0)}` is not allowed: kernels include only the allowed headers and "
+                             "probe no files")
+
+
 def _check_characters(tokens: list[str]) -> None:
     for token in tokens:
         if token == "\\":
@@ -234,9 +258,15 @@ def _check_constructs(tokens: list[str]) -> None:
     for i, token in enumerate(tokens):
         if token == "extern":
             _check_extern(tokens, i)
-        elif token == "(" and tokens[i + 1:i + 2] == ["*"] and _is_function_pointer(tokens, i):
+        elif token == "(" and _is_function_pointer(tokens, i):
             raise ScreenRejected("function pointers are not allowed (no casts of addresses to functions); call "
                                  "functions by name")
+        elif token == "+" and tokens[i + 1:i + 2] == ["["]:
+            raise ScreenRejected("unary + before a lambda makes a function pointer, which is not allowed; call "
+                                 "the lambda by name")
+        elif token in (".", "->") and tokens[i + 1:i + 2] == ["*"]:
+            raise ScreenRejected(f"`{token}*` (a call through a pointer to member) is not allowed: function "
+                                 "pointers are not allowed; call functions by name")
         elif token in ("using", "typedef"):
             _check_alias(tokens, i)
         elif token.startswith("__builtin_") and token not in ALLOWED_BUILTINS:
@@ -256,8 +286,14 @@ def _check_extern(tokens: list[str], i: int) -> None:
 
 
 def _is_function_pointer(tokens: list[str], i: int) -> bool:
-    """``( * [name] ) (``: a pointer-to-function declarator or cast."""
-    close = i + 2
+    """``( * [name] ) (``, ``( & [name] ) (`` or ``( Class :: * [name] ) (``: a pointer or reference to a function
+    (or member function), as a declarator or in a cast."""
+    close = i + 1
+    while close + 1 < len(tokens) and _NAME.fullmatch(tokens[close]) and tokens[close + 1] == "::":
+        close += 2
+    if close >= len(tokens) or tokens[close] not in ("*", "&", "&&"):
+        return False
+    close += 1
     while close < len(tokens) and (_NAME.fullmatch(tokens[close]) or tokens[close] in ("::", "const")):
         close += 1
     return tokens[close:close + 2] == [")", "("]
@@ -308,17 +344,68 @@ def _has_body(tokens: list[str], opening: int) -> bool:
 
 
 @functools.lru_cache(maxsize=None)
-def api_names() -> frozenset[str]:
-    """Every name the simulator's headers use outside member accesses and attributes: the AscendC API they
-    declare (with the functions their macros generate, whose names appear only as macro arguments) and the few
-    standard names it is built from (std::vector, std::snprintf into a buffer: nothing that reaches the OS).
-    Collected rather than parsed: what the headers mention is by definition what the simulator needs."""
-    names: set[str] = set()
+def _header_tokens() -> tuple[tuple[str, ...], ...]:
+    """Each simulator header's tokens (comments, strings and attributes removed)."""
+    headers = []
     for header in sorted(sim_include_dir().rglob("*.h")):
         text = _LEXEMES.sub(lambda m: " " if m.group(0).startswith("/") else '""', _SPLICE.sub("", header.read_text()))
-        tokens = _TOKEN.findall(re.sub(r"__attribute__\s*\(\(.*?\)\)", " ", text))
-        names.update(t for i, t in enumerate(tokens) if _NAME.fullmatch(t) and tokens[i - 1] not in (".", "->"))
+        headers.append(tuple(_TOKEN.findall(re.sub(r"__attribute__\s*\(\(.*?\)\)", " ", text))))
+    return tuple(headers)
+
+
+def _public_positions(tokens: tuple[str, ...]) -> list[int]:
+    """The positions of the names a header uses in public code: outside the simulator's internal namespaces
+    (ascendc_sim, *_detail, anonymous ones) and not qualified by one (``ascendc_sim::t_core``)."""
+    scopes: list[bool] = []
+    pending: bool | None = None
+    qualified = False
+    public = []
+    for i, token in enumerate(tokens):
+        following = tokens[i + 1] if i + 1 < len(tokens) else ""
+        if token == "namespace":
+            pending = following == "{" or bool(_INTERNAL.fullmatch(following))
+        elif token == "{":
+            scopes.append(bool(pending) or (scopes[-1] if scopes else False))
+            pending = None
+        elif token == "}":
+            scopes = scopes[:-1]
+        elif token == ";":
+            pending = None
+        if not _NAME.fullmatch(token):
+            qualified = qualified and token == "::"
+            continue
+        qualified = qualified or (bool(_INTERNAL.fullmatch(token)) and following == "::")
+        if not qualified and not (scopes and scopes[-1]) and not _INTERNAL.fullmatch(token):
+            public.append(i)
+        qualified = qualified and following == "::"
+    return public
+
+
+@functools.lru_cache(maxsize=None)
+def api_names() -> frozenset[str]:
+    """Every name the simulator's headers use in public code, outside member accesses: the AscendC API they
+    declare (with the functions their macros generate, whose names appear only as macro arguments) and the few
+    standard names it is built from (std::vector, std::snprintf into a buffer: nothing that reaches the OS).
+    Collected rather than parsed: what the headers mention is by definition what the simulator needs. The
+    simulator's internals (namespace ascendc_sim, *_detail, the core state t_core) are left out: through them a
+    kernel could reach its GM mappings or the cost counters."""
+    names: set[str] = set()
+    for tokens in _header_tokens():
+        names.update(tokens[i] for i in _public_positions(tokens) if tokens[i - 1] not in (".", "->"))
     return frozenset(names)
+
+
+@functools.lru_cache(maxsize=None)
+def api_functions() -> frozenset[str]:
+    """The header names declared or called as functions (a name then ``(`` after a type or another name)."""
+    functions: set[str] = set()
+    for tokens in _header_tokens():
+        for i in _public_positions(tokens):
+            before = tokens[i - 1] if i else ""
+            if tokens[i + 1:i + 2] == ("(",) and (before in (">", "*", "&", "&&") or (
+                    _NAME.fullmatch(before) and before not in _NOT_RETURN_TYPES)):
+                functions.add(tokens[i])
+    return frozenset(functions - _api_types() - _TYPE_KEYWORDS - _KEYWORDS)
 
 
 @functools.lru_cache(maxsize=None)
@@ -355,6 +442,59 @@ def _check_names(tokens: list[str], macros: list[list[str]]) -> None:
                              "only the AscendC API, <cmath> functions, std::min/max/abs/numeric_limits, <type_traits> "
                              "and the functions and types they define themselves (no OS, files, processes, "
                              "environment or dynamic loading)")
+
+
+def _check_internals(tokens: list[str]) -> None:
+    internal = next((t for t in tokens if _INTERNAL.fullmatch(t)), None)
+    if internal:
+        raise ScreenRejected(f"`{internal}` is the simulator's internal state, not AscendC API: kernels use only the "
+                             "documented AscendC API (kernel_operator.h), never the simulator's namespaces "
+                             "ascendc_sim or *_detail, its core state or its sim_* members")
+
+
+def _check_function_values(tokens: list[str], macros: list[list[str]]) -> None:
+    """Functions may only be called: a function's name used as a value (``&F``, ``auto f = F;``,
+    ``decltype(F)``) gives a function pointer or type, which a cast can point at any address."""
+    declared = _declared(tokens, macros)
+    own_types = _declared_types(tokens)
+    own = _defined_functions(tokens) - own_types
+    functions = own | ((api_functions() | _STD_FUNCTIONS | ALLOWED_BUILTINS) - (declared - own))
+    for stream in (tokens, *macros):
+        for i, token in enumerate(stream):
+            if token not in functions or not _used_as_value(stream, i, own_types):
+                continue
+            raise ScreenRejected(f"`{token}` is used without being called (its address or type taken): function "
+                                 "pointers are not allowed; call functions by name")
+
+
+def _used_as_value(tokens: list[str], i: int, own_types: set[str]) -> bool:
+    before = tokens[i - 1] if i else ""
+    if before in (".", "->") or tokens[i + 1:i + 2] == ["<<"]:  # a member, or a launch: kernel<<<blocks, ...>>>(...)
+        return False
+    if before == "::" and i >= 2 and (_NAME.fullmatch(tokens[i - 2]) or tokens[i - 2] in (">", ">>")) and (
+            tokens[i - 2] not in own_types | {"AscendC", "std"}):
+        return False  # a member of an API class or template (numeric_limits<T>::max)
+    after = _after_template_arguments(tokens, i + 1)
+    return not (after < len(tokens) and tokens[after] == "(")
+
+
+def _after_template_arguments(tokens: list[str], j: int) -> int:
+    if j >= len(tokens) or tokens[j] != "<":
+        return j
+    depth = 0
+    while j < len(tokens):
+        if tokens[j] in ("(", "[", "{"):
+            j = _matching(tokens, j)
+        depth += {"<": 1, ">": -1, ">>": -2}.get(tokens[j], 0)
+        if depth <= 0 or tokens[j] in (";", "{", "}"):
+            return j + 1
+        j += 1
+    return j
+
+
+def _defined_functions(tokens: list[str]) -> set[str]:
+    return {token for i, token in enumerate(tokens[:-1]) if _NAME.fullmatch(token) and token not in _KEYWORDS
+            and tokens[i + 1] == "(" and not (i and tokens[i - 1] in (".", "->")) and _has_body(tokens, i + 1)}
 
 
 def _known(name: str, declared: set[str]) -> bool:
