@@ -3,7 +3,7 @@
 Model entries are written into the cache directly (what a model's search publishes: meta "generator" "llm:...",
 "llm" with "winner_is_model"), with kernels edited from the built-in generator's: correct, crashing or hanging
 on a magic input value or shape, or right only on the verification seed's data. One test runs the real model
-path with the scripted server."""
+path with the scripted server; one the NPU's serving glue (serve_npu.py) with the NPU stood in."""
 
 import dataclasses
 import os
@@ -258,11 +258,73 @@ def test_a_shared_entry_claiming_to_be_built_in_is_served_and_a_real_one_is_rebu
     assert isinstance(runner, ContractKernel) and runner.kernel.build.library != real.library
 
 
-def test_the_npu_target_refuses_a_model_kernel_by_name(kernels, tmp_path):
+class StandInNpuWorker:
+    """search.candidate_worker's sandboxed NPU child, stood in: each call runs here, with ``inside`` set."""
+
+    def __init__(self):
+        self.inside = False
+        self.calls = []
+
+    def call(self, function, *args, timeout, what):
+        self.calls.append(function.__name__)
+        self.inside = True
+        try:
+            return function(*args)
+        finally:
+            self.inside = False
+
+    def __exit__(self, *exc_info):
+        pass
+
+
+def test_on_the_npu_a_model_kernel_is_loaded_tiled_and_run_only_in_its_worker(kernels, tmp_path, monkeypatch):
+    """serve_npu's glue with the NPU stood in (as test_npu_glue does for the candidate child): the device is the
+    CPU and the NPU runtime's kernel is the simulator's; the worker runs its calls here but flags them."""
+    from torch_ascendgen import cann, npu_runtime, search, serve_npu
+    from torch_ascendgen.generate import ENTRY
+    from torch_ascendgen.runtime import ShapeDeclined
+    from torch_ascendgen.serve import recheck
+    from torch_ascendgen.serve_npu import NpuServedKernel
+
     entry = plant(tmp_path, kernels, "good")
-    npu = Target("npu", "Ascend910B2", 0)
-    with pytest.raises(UnsupportedFunction, match="host code .* must run in a sandboxed process"):
-        _load(entry, kernels[1], npu, KernelCache(tmp_path / "kernels"))
+    worker, loaded = StandInNpuWorker(), []
+
+    class SimulatedNpuKernel:
+        def __init__(self, build, task, soc):
+            loaded.append(worker.inside)
+            self.kernel = ContractKernel(SimKernel(SimBuild(ENTRY, build.key, build.directory, build.library, 0.0,
+                                                            True), entry.source, "kernel.cpp"), task, soc)
+
+        def plan(self, inputs):
+            return self.kernel.plan(inputs)
+
+        def __call__(self, *inputs):
+            return self.kernel(*inputs)
+
+    class FakeNpu:
+        def set_device(self, device):
+            pass
+
+        def synchronize(self, device=None):
+            pass
+
+    monkeypatch.setattr(search, "candidate_worker", lambda target: worker)
+    monkeypatch.setattr(serve_npu, "_WORKERS", {})
+    monkeypatch.setattr(serve_npu, "_KERNELS", {})
+    monkeypatch.setattr(npu_runtime, "NpuKernel", SimulatedNpuKernel)
+    monkeypatch.setattr(cann, "torch_npu_module", lambda: object())
+    monkeypatch.setattr(torch, "npu", FakeNpu(), raising=False)
+    monkeypatch.setattr(Target, "device", property(lambda self: torch.device("cpu")))
+
+    runner = _load(entry, kernels[1], Target("npu", "Ascend910B2", 0), KernelCache(tmp_path / "kernels"))
+    assert isinstance(runner, NpuServedKernel) and loaded == [] and worker.calls == []
+    x, y = inputs()
+    torch.testing.assert_close(runner(x, y), (scale_add(x, y),), rtol=0, atol=0)
+    recheck(runner, scale_add, [SHAPE, SHAPE], None)
+    assert runner.rechecked and loaded == [True]  # loaded once, inside a worker call
+    assert set(worker.calls) == {"_in_worker_plan", "_in_worker_run"}
+    with pytest.raises(ShapeDeclined):  # a dimension above 2**32 elements in all: its tiling declines
+        runner.plan([torch.empty(()).expand(1 << 16, 1 << 16)] * 2)
 
 
 def test_a_kernel_from_the_model_path_is_served(tmp_path, monkeypatch):

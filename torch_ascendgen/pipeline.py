@@ -33,6 +33,7 @@ from .prompts import PROMPT_VERSION
 from .runtime import ContractKernel
 from .search import SearchResult, build_kernel, candidate_worker, search
 from .serve import ServedKernel, recheck, served_kernel, untrusted
+from .serve_npu import NpuServedKernel, npu_served_kernel
 from .target import TARGETS, Target, resolve_target
 from .verify import Tolerance, make_input_sets
 
@@ -88,7 +89,7 @@ class CompiledKernel:
     """A verified kernel ready to run, and where it came from."""
 
     entry: CacheEntry
-    runner: ContractKernel | NpuKernel | ServedKernel  # ServedKernel: a model's kernel, run by serve.py's worker
+    runner: ContractKernel | NpuKernel | ServedKernel | NpuServedKernel  # Served: a model's, run in a sandboxed worker
     origin: str  # "cache", "seed" or "search"
     target: Target
     verified_shapes: set = field(default_factory=set, compare=False)
@@ -140,7 +141,7 @@ def compile_task(task: KernelTask, reference: Callable, options: Options, target
     else:
         entry, origin = _builtin_or_model_entry(task, reference, options, target, cache)
     runner = _load(entry, task, target, cache)
-    if isinstance(runner, ServedKernel):
+    if isinstance(runner, (ServedKernel, NpuServedKernel)):  # a model's kernel: checked again before first use
         recheck(runner, reference, task.traced_shapes, options.tolerance)
     shapes = {tuple(map(tuple, s)) for s in entry.meta.get("verified_shapes", [])}
     return CompiledKernel(entry, runner, origin, target, shapes)
@@ -398,7 +399,7 @@ def _meta(task: KernelTask, target: Target, result: SearchResult, winner) -> dic
 
 
 def _load(entry: CacheEntry, task: KernelTask, target: Target,
-          cache: KernelCache) -> ContractKernel | NpuKernel | ServedKernel:
+          cache: KernelCache) -> ContractKernel | NpuKernel | ServedKernel | NpuServedKernel:
     """The kernel from the entry's own library (one load path for hits and fresh results): in this process when
     our generator wrote it, else in the serving worker (serve.py). A shared root's library is never loaded here:
     a kernel of ours from there is built here from its source."""
@@ -409,13 +410,11 @@ def _load(entry: CacheEntry, task: KernelTask, target: Target,
         from .npu_build import NpuBuild
         from .npu_runtime import NpuKernel
 
-        if distrust:
-            raise UnsupportedFunction(f"its kernel cannot run on the NPU: {distrust}, so its host code (the tiling "
-                                      "function) must run in a sandboxed process, which the NPU target does not do "
-                                      "yet; use the simulator (target='sim') or the built-in generator")
         library = library or build_kernel(entry.source, task, target).library
-        return NpuKernel(NpuBuild(entry.key, entry.directory, library, entry.directory / "build.log", 0.0, True),
-                         task, target.soc)
+        build = NpuBuild(entry.key, entry.directory, library, entry.directory / "build.log", 0.0, True)
+        if distrust:  # its host code (tiling, static initialisers) runs only in the sandboxed NPU worker
+            return npu_served_kernel(build, task, target)
+        return NpuKernel(build, task, target.soc)
     from .build import SimBuild
     from .library_audit import audit_library
     from .simulator import SimKernel
