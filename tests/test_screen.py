@@ -134,6 +134,10 @@ def inserted(good: str, top: str = "", body: str = "") -> str:
     ("", "if (ascendc_sim::t_core != nullptr) return;", "the simulator's internal state"),
     ("", "AscendC::sim_detail::sync_all();", "the simulator's internal state"),
     ("", "(void)t.sim_home;", "the simulator's internal state"),
+    # raw pointers into tensors: past the API that checks and prices every access
+    ("", "AscendC::LocalTensor<float> t; float* p = t.GetPhyAddrPtr(); (void)p;", "`GetPhyAddrPtr`"),
+    ("", "AscendC::LocalTensor<float> t; float* p = &t(0); p[1] = 2.0f;", "takes the address of an element"),
+    ("", "AscendC::LocalTensor<float> t; float* p = (&t[0]); (void)p;", "takes the address of an element"),
 ])
 def test_what_the_allow_lists_do_not_name_is_rejected(good, top, body, reason):
     assert reason in rejected(inserted(good, top, body))

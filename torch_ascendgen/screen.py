@@ -83,7 +83,7 @@ _TYPE_OPERATORS = frozenset({"decltype", "__typeof__", "__typeof", "typeof", "si
 _DIRECTIVES = frozenset({"include", "define", "undef", "if", "ifdef", "ifndef", "elif", "else", "endif", "pragma",
                          "error", "warning"})
 
-_INTERNAL = re.compile(r"ascendc_sim\w*|\w+_detail|t_core|sim_\w+")  # the simulator's own state and helpers
+_INTERNAL = re.compile(r"ascendc_sim\w*|\w+_detail|t_core|sim_\w+|GetPhyAddrPtr")  # the simulator's own state and helpers
 _NOT_RETURN_TYPES = frozenset({"return", "new", "delete", "sizeof", "case", "throw", "else", "do", "typename",
                                "struct", "class", "operator", "decltype", "alignof", "noexcept", "static_assert",
                                "define", "if", "while", "for", "switch", "alignas", "__typeof__", "typeof"})
@@ -131,6 +131,7 @@ def screen(source: str, contract: bool = True) -> None:
     _check_characters(tokens)
     _check_constructs(tokens)
     _check_internals(tokens)
+    _check_element_addresses(tokens)
     _check_names(tokens, macros)
     _check_function_values(tokens, macros)
     if contract:
@@ -450,6 +451,21 @@ def _check_internals(tokens: list[str]) -> None:
         raise ScreenRejected(f"`{internal}` is the simulator's internal state, not AscendC API: kernels use only the "
                              "documented AscendC API (kernel_operator.h), never the simulator's namespaces "
                              "ascendc_sim or *_detail, its core state or its sim_* members")
+
+
+# Tokens after which ``&`` takes an address rather than and-ing two values.
+_UNARY_AMPERSAND_AFTER = frozenset("( [ { , ; = ? : return + - * / % < > ! ~ ^ | && || == != <= >= += -= *= /=".split())
+
+
+def _check_element_addresses(tokens: list[str]) -> None:
+    """No address of an element (``&x(0)``, ``&x[i]``): a raw pointer into a tensor's memory reads and writes past
+    the API that checks and prices every access (LocalTensor::GetValue/SetValue, DataCopy)."""
+    for i, token in enumerate(tokens[:-2]):
+        if (token == "&" and (i == 0 or tokens[i - 1] in _UNARY_AMPERSAND_AFTER)
+                and re.fullmatch(r"[A-Za-z_]\w*", tokens[i + 1]) and tokens[i + 2] in ("(", "[")):
+            raise ScreenRejected(f"`&{tokens[i + 1]}{tokens[i + 2]}...` takes the address of an element: kernels "
+                                 "reach tensor memory only through the AscendC API (GetValue/SetValue for scalars, "
+                                 "DataCopy and vector instructions for blocks), which the simulator checks and prices")
 
 
 def _check_function_values(tokens: list[str], macros: list[list[str]]) -> None:

@@ -37,7 +37,7 @@ from .measure import Measurement, measure_sim
 from .runtime import build_runtime_module, runtime_module_path
 from .sandbox import Worker
 from .target import Target
-from .verify import InputSet, Tolerance, Verdict, check
+from .verify import InputSet, Tolerance, Verdict, check, seed_text
 
 NPU_WARMUP, NPU_REPEATS = 5, 50  # a candidate's timing on the NPU (the winner is timed again against the original)
 _EXPECTED_FAILURES = (KernelBuildError, LibraryRefused, SimulatorError, KernelCrashError, KernelTimeoutError,
@@ -221,11 +221,12 @@ def _run_isolated(worker: Worker, build: SimBuild | NpuBuild, candidate: Candida
 
 
 def _verdict(reference: Callable, input_set: InputSet, run: "SetRun", tolerance: Tolerance | None) -> Verdict:
+    where = f"input set '{input_set.name}'{seed_text(input_set)}"
     if run.error:
-        return Verdict(False, f"input set '{input_set.name}': {run.error}", kind="raised", input_set=input_set.name)
+        return Verdict(False, f"{where}: {run.error}", kind="raised", input_set=input_set.name, seed=input_set.seed)
     if run.modified_inputs:
-        return Verdict(False, f"input set '{input_set.name}': the kernel modified its inputs "
-                              f"{list(run.modified_inputs)}", kind="modified_input", input_set=input_set.name)
+        return Verdict(False, f"{where}: the kernel modified its inputs {list(run.modified_inputs)}",
+                       kind="modified_input", input_set=input_set.name, seed=input_set.seed)
     outputs = run.outputs
     verdict = check(reference, lambda *_: outputs, input_set, tolerance)
     for repeat in run.repeats if verdict.ok else ():

@@ -284,10 +284,16 @@ def fault_location(output: str) -> tuple[str, str]:
     return where, _FAULT_PC_RE.sub("", output).strip() if where else output
 
 
+def _ours(library: Path) -> bool:
+    """Whether ``library`` is in the build cache or the kernel cache (a served kernel's), not a path the child named."""
+    resolved = library.resolve()
+    return any(resolved.is_relative_to(root.resolve()) for root in (builds_root(), config.cache_dir() / "kernels"))
+
+
 def _source_line(library: Path, offset: str) -> str:
     tool = shutil.which("addr2line")
     try:
-        if tool is None or library.name != "kernel.so" or not library.resolve().is_relative_to(builds_root().resolve()):
+        if tool is None or library.name != "kernel.so" or not _ours(library):
             return ""
         done = subprocess.run([tool, "-f", "-C", "-e", str(library), offset], capture_output=True, text=True,
                               timeout=10)

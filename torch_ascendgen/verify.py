@@ -480,13 +480,14 @@ class _Rejected(Exception):
         self.kind, self.subject, self.detail, self.fields = kind, subject, detail, fields
 
     def verdict(self, input_set: InputSet) -> Verdict:
-        reason = f"{self.subject} for input set '{input_set.name}'{_seed_text(input_set)}" + (
+        reason = f"{self.subject} for input set '{input_set.name}'{seed_text(input_set)}" + (
             f": {self.detail}" if self.detail else "")
         return Verdict(ok=False, reason=reason, kind=self.kind, input_set=input_set.name, seed=input_set.seed,
                        **self.fields)
 
 
-def _seed_text(input_set: InputSet) -> str:
+def seed_text(input_set: InputSet) -> str:
+    """" (seed N; TORCH_ASCENDGEN_VERIFY_SEED=N reproduces it)" for a failure on ``input_set``."""
     return f" (seed {input_set.seed}; {config.VERIFY_SEED_ENV}={input_set.seed} reproduces it)" \
         if input_set.seed is not None else ""
 
