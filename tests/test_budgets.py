@@ -41,7 +41,7 @@ def test_a_small_function_gets_every_set_at_full_size():
     assert plans[-1].shapes == make_input_sets(F32_MATRIX, [(4, 64)])[-1].shapes
 
 
-@pytest.mark.parametrize("budget", [640 * MB, 1 * GB, 4 * GB])
+@pytest.mark.parametrize("budget", [768 * MB, 1 * GB, 4 * GB])
 def test_the_plan_for_a_fixed_size_output_fits_every_budget(budget):
     """Embedding dense backward: 0.4 MB of inputs give a 94 MB output (32000 rows); the tails' outputs grow
     with s1 alone, which the input-only element cap never saw."""
@@ -57,7 +57,7 @@ def test_the_plan_for_a_fixed_size_output_fits_every_budget(budget):
 def test_a_big_traced_shape_moves_its_edge_and_nan_sets_to_a_small_shape_of_the_same_pattern():
     specs = (TensorSpec(torch.float32, ("s0", 64, "s1")), TensorSpec(torch.float32, (1, 64, 1)))
     traced = [(4096, 64, 255), (1, 64, 1)]  # 255 MB
-    plans = plan_input_sets(specs, traced, specs[:1], budget=Budget(3 * GB))
+    plans = plan_input_sets(specs, traced, specs[:1], budget=Budget(4 * GB))
     by_label = {p.label: p.shapes for p in plans}
     assert by_label["normal"] == ((4096, 64, 255), (1, 64, 1))
     for label in ("edge values", "inf and nan"):
@@ -65,7 +65,7 @@ def test_a_big_traced_shape_moves_its_edge_and_nan_sets_to_a_small_shape_of_the_
         assert fixed == 64 and broadcast == (1, 64, 1) and s0 % 2 and s1 % 2 and 3 <= s0 < 4096 and 3 <= s1 <= 255
         assert set_cost(specs, specs[:1], by_label[label]).tensors <= 32 * MB
     assert "tail" in by_label and "many blocks" in by_label
-    assert _plan_cost(plans, specs, specs[:1]) <= 3 * GB
+    assert _plan_cost(plans, specs, specs[:1]) <= 4 * GB
 
 
 def test_a_specialised_big_task_with_room_for_one_more_set_gets_edge_values_and_nan_together():

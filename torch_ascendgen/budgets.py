@@ -3,7 +3,7 @@
 Verification's memory grows with the function's own tensors, not with the kernel: every input set lives in this
 process while the candidate runs in its child (and is pickled to it); the candidate's outputs for every set come
 back pickled; then, one set at a time, the reference runs on clones of the inputs, again in float64 (the exact
-result) and once more in float64 on inputs moved by an ulp (verify._sensitivity). ``plan_bytes`` adds those copies up (measured against a real search; tests/test_budgets.py keeps it
+result) and once more per float input in float64 with that input moved by an ulp (verify._sensitivity). ``plan_bytes`` adds those copies up (measured against a real search; tests/test_budgets.py keeps it
 honest), so that verify.make_input_sets can choose input sets that fit ``budget_bytes()``, and refuse a signature
 whose traced shapes alone do not fit, instead of running the machine out of memory.
 """
@@ -42,9 +42,9 @@ class SetCost:
     @property
     def checking(self) -> int:
         """Extra bytes while this set is checked: clones of the inputs for the candidate and the reference, the
-        reference's outputs, and the float64 runs (their inputs, the exact outputs and the second run's, which
-        become their distances from the exact ones in place); the comparison works in chunks."""
-        return 2 * self.inputs + self.outputs + self.inputs64 + 2 * self.outputs64
+        reference's outputs, and the float64 runs (their inputs, the exact outputs, the moves summed so far and the
+        current run's, which become its distances from the exact ones in place); the comparison works in chunks."""
+        return 2 * self.inputs + self.outputs + self.inputs64 + 3 * self.outputs64
 
 
 def set_cost(inputs: Sequence[TensorSpec], outputs: Sequence[TensorSpec], shapes: Sequence[Sequence[int]]) -> SetCost:

@@ -704,20 +704,36 @@ def _exact_reference(reference_fn: Callable, input_set: InputSet, expected: tupl
 
 
 def _sensitivity(reference_fn: Callable, input_set: InputSet, exact: tuple) -> tuple | None:
-    """How far each exact output moves when every float input is scaled by 1 ± eps (float32's eps; float64's for
-    float64 inputs, random signs): the error any backward-stable way of computing it may make (a sum in another
-    order, a norm scaled differently, pow through exp and log). SENSITIVITY_FACTOR times it is allowed on top of the
-    ulps bound. Where that makes the result NaN (a negative base to an exponent that is no longer whole), the move
-    with one input's small integers kept whole is used (each float input in turn, while NaN moves remain); infinite or NaN moves count as none. The moved outputs are overwritten
-    by the moves (in place: one more float64 output in memory), so a reference that keeps them hands nothing usable
-    to the next candidate."""
-    moves = _moved(reference_fn, input_set, exact, keep=None)
+    """How far each exact output moves when the float inputs are scaled by 1 ± eps (float32's eps; float64's for
+    float64 inputs, random signs within an input): the error any backward-stable way of computing it may make (a
+    sum in another order, a norm scaled differently, pow through exp and log). SENSITIVITY_FACTOR times it is
+    allowed on top of the ulps bound. Each input is moved on its own and the moves added: moved together, one
+    input's move can cancel another's (x ** e with ln x near 1 moves by e * eps * (1 - ln x)). Where a move makes
+    the result NaN (a negative base to an exponent that is no longer whole), that input is moved again with its
+    small integers kept whole; infinite or NaN moves count as none. The moved outputs are overwritten by the moves
+    (in place), so a reference that keeps them hands nothing usable to the next candidate."""
+    total = None
     for index, tensor in enumerate(input_set.tensors):
-        if moves is None or not any(m is not None and torch.isnan(m).any() for m in moves):
-            break
-        if tensor.is_floating_point():
-            _fill_unknown(moves, _moved(reference_fn, input_set, exact, keep=index))
-    return None if moves is None else tuple(_at_least_the_median(m) for m in moves)
+        if not tensor.is_floating_point():
+            continue
+        moves = _moved(reference_fn, input_set, exact, index, keep_integers=False)
+        if moves is not None and any(m is not None and torch.isnan(m).any() for m in moves):
+            _fill_unknown(moves, _moved(reference_fn, input_set, exact, index, keep_integers=True))
+        total = _added(total, moves)
+    return None if total is None else tuple(_at_least_the_median(m) for m in total)
+
+
+def _added(total: tuple | None, moves: tuple | None) -> tuple | None:
+    """The moves of one more input added to ``total`` (in place); unknown moves count as none."""
+    if moves is None or total is None:
+        return total if moves is None else moves
+    result = []
+    for old, new in zip(total, moves):
+        if old is not None and new is not None:
+            old.add_(new.nan_to_num_(nan=0.0, posinf=0.0))
+            _scribble((new,))
+        result.append(old if old is not None else new)
+    return tuple(result)
 
 
 def _fill_unknown(moves: tuple, others: tuple | None) -> None:
@@ -727,10 +743,12 @@ def _fill_unknown(moves: tuple, others: tuple | None) -> None:
             _scribble((other,))
 
 
-def _moved(reference_fn: Callable, input_set: InputSet, exact: tuple, keep: int | None) -> tuple | None:
-    """The moves with every float input perturbed, the small integers of input ``keep`` kept whole."""
-    generator = torch.Generator().manual_seed((input_set.seed or 0) % (1 << 63))
-    tensors = tuple(_perturbed(t, generator, i == keep) for i, t in enumerate(input_set.tensors))
+def _moved(reference_fn: Callable, input_set: InputSet, exact: tuple, index: int,
+           keep_integers: bool) -> tuple | None:
+    """The moves with float input ``index`` perturbed (its small integers kept whole with ``keep_integers``)."""
+    generator = torch.Generator().manual_seed(((input_set.seed or 0) + index) % (1 << 63))
+    tensors = tuple(_perturbed(t, generator, keep_integers) if i == index
+                    else t.to(torch.float64) if t.is_floating_point() else t for i, t in enumerate(input_set.tensors))
     try:
         moved = _run_reference(reference_fn, InputSet(input_set.name, tensors))
     except ReferenceFailed:
