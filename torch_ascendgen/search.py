@@ -272,7 +272,7 @@ class SetRun:
 # which block runs first show under another block order. Each launch is on fresh clones, with a block order
 # drawn at random (the seed is in the failure reason, so it reproduces).
 TOTAL_LAUNCHES = 24  # per candidate, the first launch on each input set included
-REPEAT_ELEMENTS = 1 << 22  # input elements the extra launches may process in all: they go mostly to small sets
+REPEAT_ELEMENTS = 1 << 20  # input elements the extra launches may process in all: they go mostly to small sets
 MAX_REPEATS_KEPT = 3  # differing outputs per input set sent back to be checked
 
 
