@@ -1,5 +1,9 @@
-"""The adversarial suite: kernels a cheating model would write (tests/adversarial/*.cpp), each sent through the
+"""The adversarial suite: kernels a cheating model would write (tests/adversarial/), each sent through the
 real model path by a scripted server, each refused with its reason; the correct ones in the suite accepted.
+
+A case is a whole kernel (``name.cpp``) or, when it is the common scale_add kernel with a cheat in it, that
+kernel's edits (``name.edits``: its header, a ``// base:`` line naming a file of tests/adversarial/base, then
+blocks ``@@ replace`` / old lines / ``@@ with`` / new lines / ``@@ end``, each old text found exactly once).
 
 Every file starts with a header the tests read:
 
@@ -98,16 +102,33 @@ class Case:
         return [w.strip() for w in self.expect.get("refused", "").split("|") if w.strip()]
 
 
+def _source(path: Path) -> str:
+    """The case's kernel: the file itself, or (``.edits``) its header and its base with the edits applied."""
+    text = path.read_text()
+    if path.suffix == ".cpp":
+        return text
+    header, base, edits = text.partition("\n// base: ")
+    name, _, blocks = edits.partition("\n")
+    code = (SUITE / "base" / name.split()[0]).read_text()
+    for block in blocks.split("@@ replace\n")[1:]:
+        old, _, rest = block.partition("@@ with\n")
+        new, _, _ = rest.partition("@@ end\n")
+        assert code.count(old) == 1, f"{path.name}: an edit's old text is not in the base exactly once:\n{old}"
+        code = code.replace(old, new)
+    return header + "\n" + code
+
+
 def _parse(path: Path) -> Case:
-    header = dict(re.findall(r"^// (class|task|path|expect): (.*)$", path.read_text(), re.MULTILINE))
+    text = _source(path)
+    header = dict(re.findall(r"^// (class|task|path|expect): (.*)$", text, re.MULTILINE))
     expect = {}
     for part in header["expect"].split(";"):
         key, _, words = part.strip().partition(":")
         expect[key.strip()] = words.strip()
-    return Case(path.stem, header["class"], header["task"], header["path"], expect, path.read_text())
+    return Case(path.stem, header["class"], header["task"], header["path"], expect, text)
 
 
-CASES = {p.stem: _parse(p) for p in sorted(SUITE.glob("*.cpp"))}
+CASES = {p.stem: _parse(p) for p in sorted([*SUITE.glob("*.cpp"), *SUITE.glob("*.edits")])}
 MODEL_CASES = [name for name, case in CASES.items() if case.path == "model"]
 BUILD_CASES = [name for name, case in CASES.items() if case.path == "build"]
 SERVE_CASES = [name for name, case in CASES.items() if case.path == "serve"]
