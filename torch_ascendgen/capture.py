@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import operator
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 import torch
@@ -71,6 +71,10 @@ class KernelTask:
         """sha256 of what the kernel computes (the graph and the specs); the cache adds the target."""
         text = self.graph_text + ("\nshapes " + repr(self.traced_shapes) if self.specialized else "")
         return hashlib.sha256(text.encode()).hexdigest()
+
+    def portable(self) -> "KernelTask":
+        """The task without its graph and output tree (they hold the caller's function): what a child needs."""
+        return replace(self, graph=None, output_tree=None)
 
 
 def capture(function: Callable, tensors: list[torch.Tensor], name: str = "") -> KernelTask:

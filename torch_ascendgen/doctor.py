@@ -296,15 +296,23 @@ def probe_sandbox(timeout_s: float = 60.0) -> tuple[confinement.Protections, dic
     return confinement.Protections(**{**values, "notes": tuple(values["notes"])}), found["stopped"]
 
 
-def check_sandbox(probe: tuple[confinement.Protections, dict[str, bool]] | None = None) -> Check:
-    """The kernel-enforced sandbox of the child that runs candidate kernels: which protections this machine gives."""
+def _sandbox_unset(name: str, consequence: str) -> Check | None:
+    """The check's answer when TORCH_ASCENDGEN_SANDBOX is invalid or off (``consequence``: what off means)."""
     try:
         mode = config.sandbox()
     except ValueError as exc:
-        return Check("sandbox", FAIL, str(exc), f"unset {config.SANDBOX_ENV}")
+        return Check(name, FAIL, str(exc), f"unset {config.SANDBOX_ENV}")
     if mode == "off":
-        return Check("sandbox", WARN, f"off ({config.SANDBOX_ENV}=off): candidate kernels run with resource limits "
-                     "only", f"unset {config.SANDBOX_ENV} (off is for debugging)")
+        return Check(name, WARN, f"off ({config.SANDBOX_ENV}=off): {consequence}",
+                     f"unset {config.SANDBOX_ENV} (off is for debugging)")
+    return None
+
+
+def check_sandbox(probe: tuple[confinement.Protections, dict[str, bool]] | None = None) -> Check:
+    """The kernel-enforced sandbox of the child that runs candidate kernels: which protections this machine gives."""
+    unset = _sandbox_unset("sandbox", "candidate kernels run with resource limits only")
+    if unset:
+        return unset
     try:
         protections, stopped = probe or probe_sandbox()
     except (OSError, ValueError, KeyError, TypeError, RuntimeError, subprocess.TimeoutExpired) as exc:
@@ -320,13 +328,9 @@ def check_sandbox(probe: tuple[confinement.Protections, dict[str, bool]] | None 
 
 def check_build_sandbox(probe: toolchain.BuildSandboxProbe | None = None) -> Check:
     """The sandbox of the compiler that builds model-written kernels (toolchain.run_untrusted)."""
-    try:
-        mode = config.sandbox()
-    except ValueError as exc:
-        return Check("build sandbox", FAIL, str(exc), f"unset {config.SANDBOX_ENV}")
-    if mode == "off":
-        return Check("build sandbox", WARN, f"off ({config.SANDBOX_ENV}=off): model kernels are built with the "
-                     "compiler reading every file you can", f"unset {config.SANDBOX_ENV} (off is for debugging)")
+    unset = _sandbox_unset("build sandbox", "model kernels are built with the compiler reading every file you can")
+    if unset:
+        return unset
     try:
         probe = probe or toolchain.probe_build_sandbox()
     except (OSError, subprocess.SubprocessError) as exc:

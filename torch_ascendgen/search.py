@@ -117,7 +117,7 @@ def search(task: KernelTask, reference: Callable, candidates: Sequence[Candidate
     if worker is None:
         with candidate_worker(target) as own:
             return search(task, reference, candidates, input_sets, tolerance, target, progress, own, budget_s)
-    portable = dataclasses.replace(task, graph=None, output_tree=None)  # specs only: what a child needs
+    portable = task.portable()
     budget_s = config.signature_budget_s() if budget_s is None else budget_s
     started = time.monotonic()
     records = []

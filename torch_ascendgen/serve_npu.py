@@ -90,15 +90,8 @@ def _call(function, build, task, argument, target, what: str):
             _WORKERS[identity] = (candidate_worker(target), threading.Lock())
         worker, one_call_at_a_time = _WORKERS[identity]
     with one_call_at_a_time:
-        return worker.call(function, build, _portable(task), argument, target, timeout=config.run_timeout_s(),
+        return worker.call(function, build, task.portable(), argument, target, timeout=config.run_timeout_s(),
                            what=what)
-
-
-def _portable(task):
-    """The task as the worker needs it: specs only (its graph holds the caller's function)."""
-    import dataclasses
-
-    return dataclasses.replace(task, graph=None, output_tree=None)
 
 
 def _shutdown() -> None:
