@@ -6,11 +6,11 @@
   be reused) and warm (a second fresh process on that cache);
 - estimated NPU time of the model's graphs with the kernels against eager PyTorch (simulator). Kernels:
   the simulator's cost model at the model's shapes. Eager: every ATen op of the graph priced on the cost
-  model's own assumptions (backend.EAGER_LAUNCH_NS: a 3 us launch, its blocks' dispatch, a GM latency) plus
-  the bytes it reads and writes at the SoC's HBM bandwidth (soc.py hbm_gb_per_s); views are free; matmuls
-  are counted by bytes only, which underestimates them, and they run eagerly in both columns, so the
-  difference between the columns is the regions' alone. A region whose kernel is not estimated faster than
-  its eager ops stays eager.
+  model's own assumptions (frontends/dynamo/region.py EAGER_LAUNCH_NS: a 3 us launch, its blocks'
+  dispatch, a GM latency) plus the bytes it reads and writes at the SoC's HBM bandwidth (soc.py
+  hbm_gb_per_s); views are free; matmuls are counted by bytes only, which underestimates them, and they
+  run eagerly in both columns, so the difference between the columns is the regions' alone. A region
+  whose kernel is not estimated faster than its eager ops stays eager.
 
     python benchmarks/compile_bench.py
     python benchmarks/compile_bench.py --models mlp,loss    # a subset
@@ -34,7 +34,7 @@ import torch.nn.functional as F
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 
-from backend_models import MLP, RMSNorm  # noqa: E402  (shared with tests/test_backend.py)
+from backend_models import MLP, RMSNorm  # noqa: E402  (shared with tests/pipeline/test_backend.py)
 
 
 class Block(nn.Module):
@@ -80,7 +80,7 @@ sys.path.insert(0, {bench_dir!r})
 started = time.perf_counter()
 import torch
 from compile_bench import MODELS
-from torch_ascendgen.backend import reports
+from torch_ascendgen import reports
 model_class, make_inputs = MODELS[{model!r}]
 torch.manual_seed(0)
 model = model_class().eval()
@@ -138,8 +138,9 @@ def main() -> None:
             print(f"{'':<9}eager region: {reason}")
     print("\nEstimated NPU time of the model's graphs. Kernels: the simulator's cost model at the model's shapes. "
           "Eager: each ATen op's bytes read and written at the SoC's HBM bandwidth (soc.py hbm_gb_per_s) plus the "
-          "cost model's launch, block dispatch and GM latency (backend.py); views free; matmuls by bytes only (an "
-          "underestimate, eager in both columns). A region whose kernel is not estimated faster stays eager.")
+          "cost model's launch, block dispatch and GM latency (frontends/dynamo/region.py); views free; matmuls by "
+          "bytes only (an underestimate, eager in both columns). A region whose kernel is not estimated faster "
+          "stays eager.")
 
 
 if __name__ == "__main__":

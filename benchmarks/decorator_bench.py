@@ -28,8 +28,8 @@ import sys
 import tempfile
 import textwrap
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import torch
 import torch.nn.functional as F
@@ -52,10 +52,13 @@ with torch.inference_mode():
 print("SECONDS", time.perf_counter() - started)
 """
 
-ASCENDGEN_SETUP = FUNCTION + "from torch_ascendgen import ascend_kernel\nfast = ascend_kernel(swiglu, variants={variants})"
+ASCENDGEN_SETUP = FUNCTION + ("from torch_ascendgen import ascend_kernel\n"
+                              "fast = ascend_kernel(swiglu, variants={variants})")
 COMPILE_SETUP = FUNCTION + "fast = torch.compile(swiglu)"
-COLD_SETUP = FUNCTION + "from torch_ascendgen import ascend_kernel\nfast = ascend_kernel(swiglu, variants=4, cache_dir={cache_dir!r})"
-PER_MACHINE_SETUP = ("from torch_ascendgen.build import sim_support\nfrom torch_ascendgen.runtime import runtime_module\n"
+COLD_SETUP = FUNCTION + ("from torch_ascendgen import ascend_kernel\n"
+                         "fast = ascend_kernel(swiglu, variants=4, cache_dir={cache_dir!r})")
+PER_MACHINE_SETUP = ("from torch_ascendgen.targets.sim.build import sim_support\n"
+                     "from torch_ascendgen.targets.runtime import runtime_module\n"
                      "runtime_module()\nsim_support()\n")
 OVERHEAD_TARGET_US = 5.0
 
@@ -99,7 +102,7 @@ def _median_min(samples: list[float]) -> str:
 
 def per_call_overhead(cache_dir: str, pairs: int = 4000) -> Overhead:
     from torch_ascendgen import ascend_kernel
-    from torch_ascendgen.runtime import kernel_op
+    from torch_ascendgen.targets.runtime import kernel_op
 
     def swiglu(gate, up):
         return F.silu(gate) * up
@@ -135,7 +138,7 @@ class Served:
 def served_overhead(cache_dir: str, pairs: int = 2000) -> Served:
     """The swiglu kernel (8x64 float32) called as the worker serves a model's kernel, and in-process."""
     from torch_ascendgen import ascend_kernel
-    from torch_ascendgen.serve import ServedKernel, serving_worker
+    from torch_ascendgen.targets.sim.serving import ServedKernel, serving_worker
 
     def swiglu(gate, up):
         return F.silu(gate) * up

@@ -26,9 +26,9 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import torch
 import torch.nn.functional as F
@@ -37,11 +37,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
 from fake_openai import FakeOpenAIServer, repeat  # noqa: E402
-
-from torch_ascendgen import ascend_kernel, config  # noqa: E402
+from torch_ascendgen import (
+    ascend_kernel,
+    config,  # noqa: E402
+)
 from torch_ascendgen.capture import capture  # noqa: E402
-from torch_ascendgen.generate import generate  # noqa: E402
-from torch_ascendgen.transcript import read  # noqa: E402
+from torch_ascendgen.generators.builtin.generator import generate_builtin as generate  # noqa: E402
+from torch_ascendgen.generators.llm.transcript import read  # noqa: E402
 
 CONCURRENCIES = (1, 4)
 

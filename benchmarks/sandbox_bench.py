@@ -20,7 +20,7 @@ from pathlib import Path
 
 import torch
 
-from torch_ascendgen.sandbox import SHARED_TENSOR_BYTES, Worker
+from torch_ascendgen.targets.sandbox import SHARED_TENSOR_BYTES, Worker
 
 
 def _status_kb(field: str) -> int:

@@ -25,9 +25,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import torch
 
@@ -78,7 +78,7 @@ def children_cpu_s() -> float:
 def bench_builds(count: int) -> tuple[float, list[float], list[float]]:
     """Support build seconds, and wall and compiler-CPU seconds per kernel build, for distinct sources
     (the CPU time does not grow when other work shares the machine). Run it on an empty cache."""
-    from torch_ascendgen.build import build_sim_kernel, sim_support
+    from torch_ascendgen.targets.sim.build import build_sim_kernel, sim_support
 
     started = time.perf_counter()
     sim_support()
@@ -128,7 +128,7 @@ def interleaved(sim: Callable[[], torch.Tensor], eager: Callable[[], torch.Tenso
 
 
 def bench_add(rounds: int) -> tuple[float, float]:
-    from torch_ascendgen.simulator import compile_kernel
+    from torch_ascendgen.targets.sim.simulator import compile_kernel
 
     kernel = compile_kernel((KERNELS / "add_bench.cpp").read_text(), filename="add_bench.cpp")
     x, y, t = torch.randn(N), torch.randn(N), tiling(N, ADD_TILE, BLOCKS, 2)  # 2 buffers a queue
@@ -142,7 +142,7 @@ def bench_add(rounds: int) -> tuple[float, float]:
 
 
 def bench_fused(rounds: int) -> tuple[float, float]:
-    from torch_ascendgen.simulator import compile_kernel
+    from torch_ascendgen.targets.sim.simulator import compile_kernel
 
     kernel = compile_kernel((KERNELS / "fused6_bench.cpp").read_text(), filename="fused6_bench.cpp")
     x, y, t = torch.randn(N), torch.randn(N), tiling(N, FUSED_TILE, BLOCKS)
@@ -171,7 +171,8 @@ def speed_row(name: str, sim_s: float, eager_s: float, target: float, rounds: in
 
 def print_table(rows: list[Row]) -> None:
     header = Row("metric", "simulator", "reference", "ratio", "target")
-    widths = [max(len(getattr(r, f)) for r in [header, *rows]) for f in ("metric", "simulator", "reference", "ratio", "target")]
+    widths = [max(len(getattr(r, f)) for r in [header, *rows])
+              for f in ("metric", "simulator", "reference", "ratio", "target")]
     for r in [header, *rows]:
         cells = [r.metric, r.simulator, r.reference, r.ratio, r.target]
         verdict = "result" if r is header else ("" if r.passed is None else "PASS" if r.passed else "FAIL")

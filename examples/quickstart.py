@@ -61,7 +61,8 @@ def run_all() -> None:
                 verdict = f"{record['time_ns'] / 1000:7.2f} us estimated" if record["ok"] else "failed"
                 chosen = "  <- chosen" if record["label"] == meta["winner"]["label"] else ""
                 print(f"  {record['label']:<58} {verdict}{chosen}")
-            print(f"  verified at shapes {meta['verified_shapes'][:3]}{' ...' if len(meta['verified_shapes']) > 3 else ''}")
+            print(f"  verified at shapes {meta['verified_shapes'][:3]}"
+                  f"{' ...' if len(meta['verified_shapes']) > 3 else ''}")
         print(f"  kernel source: {kernel.entry.directory / 'kernel.cpp'}")
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import torch
 
 from torch_ascendgen.errors import SimulatorError
-from torch_ascendgen.simulator import compile_kernel
+from torch_ascendgen.targets.sim.simulator import compile_kernel
 
 SOURCE = Path(__file__).with_name("swiglu_kernel.cpp")
 TILE = 2048  # elements per tile: 3 double-buffered queues + 1 scratch buffer stay well inside the UB

@@ -13,8 +13,9 @@ from __future__ import annotations
 import hashlib
 import operator
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable
+from typing import Any
 
 import torch
 import torch.fx
@@ -25,7 +26,7 @@ from torch._subclasses.fake_tensor import FakeTensor
 from torch.fx.experimental.proxy_tensor import make_fx
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from .errors import UnsupportedFunction
+from torch_ascendgen.errors import UnsupportedFunction
 
 _DTYPE_NAMES = {torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16", torch.float64: "f64",
                 torch.int8: "i8", torch.uint8: "u8", torch.int16: "i16", torch.int32: "i32", torch.int64: "i64",
@@ -34,9 +35,9 @@ _DTYPE_NAMES = {torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf1
 _CATEGORY_OPS = (
     ("softmax", {"aten._softmax.default", "aten._log_softmax.default"}),
     ("norm", {"aten.native_layer_norm.default", "aten.rsqrt.default", "aten.linalg_vector_norm.default"}),
-    ("reduction", {"aten.sum.dim_IntList", "aten.sum.default", "aten.mean.dim", "aten.mean.default", "aten.amax.default",
-                   "aten.amin.default", "aten.prod.dim_int", "aten.prod.default", "aten.max.dim", "aten.min.dim",
-                   "aten.var.correction", "aten.var_mean.correction"}),
+    ("reduction", {"aten.sum.dim_IntList", "aten.sum.default", "aten.mean.dim", "aten.mean.default",
+                   "aten.amax.default", "aten.amin.default", "aten.prod.dim_int", "aten.prod.default",
+                   "aten.max.dim", "aten.min.dim", "aten.var.correction", "aten.var_mean.correction"}),
     ("other", {"aten.cumsum.default", "aten.cumprod.default"}),
 )
 
@@ -72,7 +73,7 @@ class KernelTask:
         text = self.graph_text + ("\nshapes " + repr(self.traced_shapes) if self.specialized else "")
         return hashlib.sha256(text.encode()).hexdigest()
 
-    def portable(self) -> "KernelTask":
+    def portable(self) -> KernelTask:
         """The task without its graph and output tree (they hold the caller's function): what a child needs."""
         return replace(self, graph=None, output_tree=None)
 

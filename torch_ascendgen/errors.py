@@ -111,4 +111,44 @@ class NpuUnavailable(AscendGenError):
 
 class InternalError(AscendGenError):
     """torch_ascendgen itself failed: a bug, not the function's or a kernel's fault. Raised in strict mode (the
-    original exception is its ``__cause__``); in default mode the call runs the original function instead."""
+    original exception is its ``__cause__``); in default mode the call runs the original function instead.
+    ``child_traceback``: the traceback text when the bug struck in a child process."""
+
+    def __init__(self, message: str, child_traceback: str = ""):
+        super().__init__(message)
+        self.child_traceback = child_traceback
+
+    def __reduce__(self):
+        return (type(self), (self.args[0], self.child_traceback))
+
+
+class ShapeDeclined(AscendGenError, ValueError):
+    """A kernel cannot take these shapes: its tiling function returned 0 blocks for them. Those calls run as the
+    original function. ``shapes`` are the input shapes it declined (a ValueError too, for older callers)."""
+
+    def __init__(self, message: str, shapes: tuple[tuple[int, ...], ...] = ()):
+        super().__init__(message)
+        self.shapes = tuple(tuple(shape) for shape in shapes)
+
+    def __reduce__(self):
+        return (type(self), (self.args[0], self.shapes))
+
+
+class ReferenceFailed(AscendGenError):
+    """The reference function itself raised or returned something that is not tensors: no candidate can be judged
+    on that input set (pass a value_fn for inputs it accepts)."""
+
+
+class ChildTraceback(Exception):
+    """The traceback, as text, of an exception raised in a child process: the ``__cause__`` of its copy in the
+    parent (the child's frames cannot cross a process boundary). Never raised."""
+
+    def __init__(self, text: str):
+        super().__init__(text)
+        self.text = text
+
+    def __str__(self) -> str:
+        return f"\n\"\"\"\n{self.text}\"\"\""
+
+    def __reduce__(self):
+        return (type(self), (self.text,))

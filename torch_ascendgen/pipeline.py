@@ -16,72 +16,26 @@ import json
 import os
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
 
 import torch
 from tqdm import tqdm
 
-from . import __version__, config
-from .builtin_generator import VERSION as BUILTIN_VERSION
-from .cache import LIBRARY_FILE, CacheEntry, KernelCache, SeedStore, cache_key
-from .capture import KernelTask
-from .errors import AscendGenWarning, ModelUnavailable, UnsupportedFunction
-from .generate import ENTRY, generate
-from .prompts import PROMPT_VERSION
-from .runtime import ContractKernel
-from .search import SearchResult, build_kernel, candidate_worker, search
-from .serve import ServedKernel, recheck, served_kernel, untrusted
-from .serve_npu import NpuServedKernel, npu_served_kernel
-from .target import TARGETS, Target, resolve_target
-from .verify import Tolerance, make_input_sets
-
-if TYPE_CHECKING:
-    from .npu_runtime import NpuKernel
-
-GENERATORS = ("auto", "builtin", "llm")
-
-
-@dataclass(frozen=True)
-class Options:
-    """What the decorator (or torch.compile's options) asked for."""
-
-    variants: int = 4
-    target: str = "auto"  # "auto", "sim" or "npu"
-    generator: str = "auto"  # "auto", "builtin" or "llm" (see compile_task)
-    tolerance: Tolerance | None = None  # None: dtype-aware defaults
-    strict: bool = False  # raise instead of falling back to the original function
-    cache_dir: Path | None = None
-    soc: str | None = None  # the SoC to simulate; None: config.default_soc() (on an NPU: the device's own)
-    progress: bool = True
-    llm_url: str | None = None  # the model server; None: config.llm_url()
-    llm_model: str | None = None  # None: config.llm_model()
-
-    @classmethod
-    def from_arguments(cls, *, variants: int | None = None, target: str | None = None, generator: str | None = None,
-                       rtol: float | None = None, atol: float | None = None, strict: bool | None = None,
-                       cache_dir: str | Path | None = None, soc: str | None = None, progress: bool | None = None,
-                       llm_url: str | None = None, llm_model: str | None = None) -> "Options":
-        """The decorator's keyword arguments (and torch.compile's options) as Options; unset ones from the
-        environment (config.py). Raises ValueError naming a bad value."""
-        if (rtol is None) != (atol is None):
-            raise ValueError("give both rtol and atol, or neither (dtype-aware defaults)")
-        options = cls(
-            variants=int(variants) if variants is not None else config.variants(),
-            target=target or config.target(), generator=generator or config.generator(),
-            tolerance=Tolerance(float(rtol), float(atol)) if rtol is not None else None,
-            strict=config.strict() if strict is None else bool(strict),
-            cache_dir=Path(cache_dir) if cache_dir is not None else None, soc=soc,
-            progress=config.progress() if progress is None else bool(progress), llm_url=llm_url, llm_model=llm_model,
-        )
-        if options.target not in TARGETS:
-            raise ValueError(f"target must be one of {', '.join(map(repr, TARGETS))}, not {options.target!r}")
-        if options.generator not in GENERATORS:
-            raise ValueError(f"generator must be one of {', '.join(GENERATORS)}, not {options.generator!r}")
-        if options.variants < 1:
-            raise ValueError(f"variants must be at least 1, not {options.variants}")
-        return options
+from torch_ascendgen import config
+from torch_ascendgen.cache import LIBRARY_FILE, CacheEntry, KernelCache, SeedStore, cache_key
+from torch_ascendgen.capture import KernelTask
+from torch_ascendgen.errors import AscendGenWarning, ModelUnavailable, UnsupportedFunction
+from torch_ascendgen.evaluate.search import SearchResult, search
+from torch_ascendgen.evaluate.verify import Tolerance, make_input_sets, verify_loaded
+from torch_ascendgen.generators.builtin.generator import VERSION as BUILTIN_VERSION
+from torch_ascendgen.generators.builtin.generator import generate_builtin as generate
+from torch_ascendgen.generators.llm.prompts import PROMPT_VERSION
+from torch_ascendgen.records import GENERATORS, Options
+from torch_ascendgen.targets.target import Target, resolve_target
+from torch_ascendgen.trust import recheck, untrusted
+from torch_ascendgen.version import __version__
 
 
 @dataclass(frozen=True)
@@ -89,7 +43,7 @@ class CompiledKernel:
     """A verified kernel ready to run, and where it came from."""
 
     entry: CacheEntry
-    runner: ContractKernel | NpuKernel | ServedKernel | NpuServedKernel  # Served: a model's, run in a sandboxed worker
+    runner: Callable  # a target's kernel (ContractKernel, NpuKernel), or a served one (a model's: sandboxed)
     origin: str  # "cache", "seed" or "search"
     target: Target
     verified_shapes: set = field(default_factory=set, compare=False)
@@ -97,34 +51,15 @@ class CompiledKernel:
     @property
     def host_runner(self) -> Callable:
         """The kernel called with CPU tensors (verification's input sets), whatever device it runs on."""
-        return OnDevice(self.runner, self.target.device) if self.target.is_npu else self.runner
-
-
-class OnDevice:
-    """A device kernel called with host tensors: inputs copied to ``device``, outputs copied back."""
-
-    def __init__(self, runner, device: torch.device):
-        self.runner = runner
-        self.device = device
-        self.task = runner.task
-
-    def plan(self, inputs):
-        return self.runner.plan([t.to(self.device) for t in inputs])
-
-    def __call__(self, *inputs):
-        on_device = [t.to(self.device) for t in inputs]
-        outputs = tuple(output.cpu() for output in self.runner(*on_device))
-        for index, (host, device) in enumerate(zip(inputs, on_device)):  # the verifier sees only the host copies
-            if not torch.equal(host.reshape(-1).view(torch.uint8), device.cpu().reshape(-1).view(torch.uint8)):
-                raise ValueError(f"the kernel modified its input {index}")
-        return outputs
+        return self.target.host_runner(self.runner)
 
 
 def _cache(cache_dir: Path | None) -> KernelCache:
     return KernelCache(cache_dir / "kernels" if cache_dir else None, shared_roots=config.shared_cache_dirs())
 
 
-def compile_task(task: KernelTask, reference: Callable, options: Options, target: Target | None = None) -> CompiledKernel:
+def compile_task(task: KernelTask, reference: Callable, options: Options,
+                 target: Target | None = None) -> CompiledKernel:
     """The kernel for ``task`` on ``target`` (default: the simulator of ``options.soc``): cached, seeded or
     searched for now. Raises UnsupportedFunction."""
     if options.generator not in GENERATORS:
@@ -140,8 +75,8 @@ def compile_task(task: KernelTask, reference: Callable, options: Options, target
             entry, origin = _cached(cache, key, lambda: _create(task, reference, options, target, cache, key))
     else:
         entry, origin = _builtin_or_model_entry(task, reference, options, target, cache)
-    runner = _load(entry, task, target, cache)
-    if isinstance(runner, (ServedKernel, NpuServedKernel)):  # a model's kernel: checked again before first use
+    runner, served = _load(entry, task, target, cache)
+    if served:  # a model's kernel: checked again before first use
         recheck(runner, reference, task.traced_shapes, options.tolerance)
     shapes = {tuple(map(tuple, s)) for s in entry.meta.get("verified_shapes", [])}
     return CompiledKernel(entry, runner, origin, target, shapes)
@@ -192,7 +127,7 @@ def _model_entry(task: KernelTask, reference: Callable, options: Options, target
                  with_baseline: bool) -> tuple[CacheEntry, str]:
     """The model's kernel (the built-in one as the baseline to beat when ``with_baseline``). Raises
     ModelUnavailable when the server does not answer and no model name is known to look up."""
-    from .model_client import ModelClient, ModelSettings
+    from torch_ascendgen.generators.llm.client import ModelClient, ModelSettings
 
     if not _model_url(options):
         raise UnsupportedFunction(f"generator 'llm' needs a model server: set {config.LLM_URL_ENV} (e.g. "
@@ -256,7 +191,8 @@ def _create(task: KernelTask, reference: Callable, options: Options, target: Tar
     return _publish(cache, key, task, reference, target, result, winner, {}, options.tolerance), _origin(winner)
 
 
-def _builtin_search(task: KernelTask, reference: Callable, options: Options, target: Target, worker=None) -> SearchResult:
+def _builtin_search(task: KernelTask, reference: Callable, options: Options, target: Target,
+                    worker=None) -> SearchResult:
     """The seed kernel (if any) and the built-in generator's candidates, searched."""
     seed = SeedStore().lookup(task.key)
     candidates = [_seed_candidate(seed)] if seed else []
@@ -266,7 +202,7 @@ def _builtin_search(task: KernelTask, reference: Callable, options: Options, tar
 
 def _create_with_model(task: KernelTask, reference: Callable, options: Options, target: Target, cache: KernelCache,
                        key: str, client, with_baseline: bool) -> tuple[CacheEntry, str]:
-    with candidate_worker(target) as worker:  # one child runs the baseline and every round's candidates
+    with target.candidate_worker() as worker:  # one child runs the baseline and every round's candidates
         baseline = SearchResult(())
         if with_baseline:
             try:
@@ -278,7 +214,7 @@ def _create_with_model(task: KernelTask, reference: Callable, options: Options, 
 
 def _ask_model(task: KernelTask, reference: Callable, options: Options, target: Target, cache: KernelCache, key: str,
                client, baseline: SearchResult, worker) -> tuple[CacheEntry, str]:
-    from .llm_generator import generate_with_model
+    from torch_ascendgen.generators.llm.loop import generate_with_model
 
     def evaluate(candidates):
         return list(_search_with_progress(task, reference, candidates, options, target, worker).records)
@@ -301,7 +237,8 @@ def _ask_model(task: KernelTask, reference: Callable, options: Options, target: 
     llm = {**provenance.get(id(winner), {"model": outcome.model, "prompt_version": PROMPT_VERSION}),
            "winner_is_model": id(winner) in provenance, "task_tokens": outcome.tokens,
            "transcript": str(outcome.transcript)}
-    return _publish(cache, key, task, reference, target, result, winner, {"llm": llm}, options.tolerance), _origin(winner)
+    return (_publish(cache, key, task, reference, target, result, winner, {"llm": llm}, options.tolerance),
+            _origin(winner))
 
 
 def _without_model(task: KernelTask, reason) -> None:
@@ -327,9 +264,9 @@ def _model_failure(outcome) -> str:
 
 def _publish(cache: KernelCache, key: str, task: KernelTask, reference: Callable, target: Target,
              result: SearchResult, winner, extra: dict, tolerance: Tolerance | None) -> CacheEntry:
-    build = build_kernel(winner.candidate.source, task, target)
+    build = winner.build  # the library verified in the search: published as it is, never built again
     model_written = extra.get("llm", {}).get("winner_is_model", False)
-    if target.is_npu and not model_written:  # timing it here would run a model's host code in this process
+    if target.times_against_original and not model_written:  # timing it here would run a model's host code here
         extra = {**extra, "npu_timing": _against_original(task, reference, build, target, tolerance)}
     library = build.library
     meta = {**_meta(task, target, result, winner), **extra}
@@ -338,18 +275,13 @@ def _publish(cache: KernelCache, key: str, task: KernelTask, reference: Callable
 
 def _against_original(task: KernelTask, reference: Callable, build, target: Target,
                       tolerance: Tolerance | None) -> dict:
-    """The winner and the original function timed on the NPU the same way in one run (measure.compare_npu).
-    A speed-up above measure.SUSPICIOUS_SPEEDUP is believed only after the kernel passes again on fresh inputs."""
-    from .measure import compare_npu
-    from .npu_runtime import NpuKernel
-    from .search import verify_in_process
-
-    kernel = NpuKernel(build, task, target.soc)  # verified in the child: trusted enough to load here
+    """The winner and the original function timed on the device the same way in one run (Target.
+    time_against_original). A speed-up above measure.SUSPICIOUS_SPEEDUP is believed only after the kernel passes
+    again on fresh inputs."""
+    kernel = target.load_trusted(build, "", task)  # verified in the child: trusted enough to load here
     (normal, *_) = make_input_sets(task.inputs, task.traced_shapes, generic=False, outputs=task.outputs)
-    inputs = [t.to(target.device) for t in normal.tensors]
     try:
-        with torch.npu.device(target.device_index):  # events, streams and the flush buffer on the kernel's NPU
-            comparison = compare_npu(lambda: kernel(*inputs), lambda: reference(*inputs), torch.npu)
+        comparison = target.time_against_original(kernel, reference, normal.tensors)
     except RuntimeError as exc:
         raise UnsupportedFunction(f"timing its kernel against the original on the NPU failed: {exc}") from None
     timing = {"kernel_ns": comparison.kernel.time_ns, "original_ns": comparison.original.time_ns,
@@ -357,7 +289,7 @@ def _against_original(task: KernelTask, reference: Callable, build, target: Targ
               "original_spread_ns": comparison.original.spread_ns, "samples": comparison.kernel.samples}
     if comparison.suspicious:
         fresh = make_input_sets(task.inputs, task.traced_shapes, generic=not task.specialized, outputs=task.outputs)
-        verdict = verify_in_process(reference, OnDevice(kernel, target.device), fresh, tolerance)
+        verdict = verify_loaded(reference, target.host_runner(kernel), fresh, tolerance)
         if not verdict.ok:
             raise UnsupportedFunction(f"its fastest kernel timed {comparison.speedup:.0f}x faster than the original "
                                       f"and then failed verification on fresh inputs: {verdict.reason}")
@@ -370,7 +302,7 @@ def _origin(winner) -> str:
 
 
 def _seed_candidate(seed: CacheEntry):
-    from .generate import Candidate
+    from torch_ascendgen.records import Candidate
 
     return Candidate(seed.source, "seed", {"seed": seed.key[:12]}, seed.meta.get("description", "seed kernel"))
 
@@ -398,43 +330,20 @@ def _meta(task: KernelTask, target: Target, result: SearchResult, winner) -> dic
     }
 
 
-def _load(entry: CacheEntry, task: KernelTask, target: Target,
-          cache: KernelCache) -> ContractKernel | NpuKernel | ServedKernel | NpuServedKernel:
-    """The kernel from the entry's own library (one load path for hits and fresh results): in this process when
-    our generator wrote it, else in the serving worker (serve.py). A shared root's library is never loaded here:
-    a kernel of ours from there is built here from its source."""
+def _load(entry: CacheEntry, task: KernelTask, target: Target, cache: KernelCache) -> tuple[object, bool]:
+    """The kernel from the entry's own library (one load path for hits and fresh results), and whether it is
+    served: run in this process when our generator wrote it, else by the target's sandboxed serving worker
+    (trust.untrusted). A shared root's library is never loaded here: a kernel of ours from there is built here
+    from its source."""
     shared = entry.directory != cache.directory(entry.key)
     distrust = untrusted(entry, task, shared)
     library = None if shared and not distrust else entry.library
-    if target.is_npu:
-        from .npu_build import NpuBuild
-        from .npu_runtime import NpuKernel
-
-        library = library or build_kernel(entry.source, task, target).library
-        build = NpuBuild(entry.key, entry.directory, library, entry.directory / "build.log", 0.0, True)
-        if distrust:  # its host code (tiling, static initialisers) runs only in the sandboxed NPU worker
-            return npu_served_kernel(build, task, target)
-        return NpuKernel(build, task, target.soc)
-    from .build import SimBuild
-    from .library_audit import audit_library
-    from .simulator import SimKernel
-
-    if library is None:
-        kernel = SimKernel(build_kernel(entry.source, task, target), entry.source, "kernel.cpp")
-    else:
-        kernel = SimKernel(SimBuild(ENTRY, entry.key, entry.directory, library, 0.0, True), entry.source,
-                           "kernel.cpp")
-    audit_library(kernel.build.library)  # before any process loads it, whoever wrote it (SimKernel loads lazily)
-    if distrust:
-        return served_kernel(entry, task, target.soc, kernel.build.library)
-    return ContractKernel(kernel, task, target.soc)
+    return target.load(entry, task, library, served=bool(distrust)), bool(distrust)
 
 
 def verify_shape(compiled: CompiledKernel, reference: Callable, tensors: list[torch.Tensor], options: Options) -> None:
     """A kernel runs at new shapes only after passing there (recorded for every process). Raises
     UnsupportedFunction when its tiling declines the shapes or its results are wrong there."""
-    from .search import verify_in_process
-
     shapes = tuple(tuple(t.shape) for t in tensors)
     if shapes in compiled.verified_shapes:
         return
@@ -443,7 +352,7 @@ def verify_shape(compiled: CompiledKernel, reference: Callable, tensors: list[to
     except ValueError as exc:
         raise UnsupportedFunction(f"its kernel cannot take shapes {list(map(list, shapes))}: {exc}") from None
     sets = make_input_sets(compiled.runner.task.inputs, shapes, generic=False, outputs=compiled.runner.task.outputs)
-    verdict = verify_in_process(reference, compiled.host_runner, sets, options.tolerance)
+    verdict = verify_loaded(reference, compiled.host_runner, sets, options.tolerance)
     if not verdict.ok:
         raise UnsupportedFunction(f"its kernel failed verification at shapes {list(map(list, shapes))}: "
                                   f"{verdict.reason}")

@@ -165,7 +165,7 @@ def run_problem(problem: Problem, *, variants: int = 1, cache_dir: str | Path, s
                 draws: int = DRAWS) -> Result:
     """Build the problem's model, run its forward through ``ascend_kernel`` on ``draws`` input draws
     and compare each result with the original forward's."""
-    from torch_ascendgen.api import AscendGenWarning, ascend_kernel
+    from torch_ascendgen.frontends.decorator import AscendGenWarning, ascend_kernel
 
     module = load(problem)
     model = build_model(module, seed)

@@ -1,0 +1,1030 @@
+"""Verification: is a candidate kernel's output the reference function's output? No candidate is trusted.
+
+A candidate is any callable ``run(*inputs) -> outputs`` (a tensor, or a tuple/list of tensors); the
+reference is the original function with the same convention. Nothing here depends on how the
+candidate runs (simulator, NPU, child process).
+
+Defences against the ways kernels pass checks they should fail (see ../shared/ASCENDC.md):
+
+- several input sets: mixed-sign normal values (returning the input passes ReLU on non-negative
+  data), finite edge values, infinities and NaNs, and, for shape-generic tasks, shapes with tails
+  and a shape large enough to use more blocks than cores (specialising on the traced shape);
+- the candidate runs first, on clones, so no reference output exists yet that it could reuse, and
+  its inputs must be bitwise unchanged afterwards;
+- outputs must not share memory with the inputs or with each other;
+- after each comparison the reference's outputs are overwritten with NaN bytes, so a candidate that
+  keeps them, or allocates their freed memory, finds garbage rather than the answer;
+- NaN and ±inf positions must match exactly, finite values must be close (``torch.isclose``
+  semantics), and an output must also be close as a whole (relative L2 error), because a
+  per-element ``atol`` alone accepts zeros wherever the expected values are smaller than ``atol``.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import secrets
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+
+import torch
+import torch.utils._pytree as pytree
+
+from torch_ascendgen import config
+from torch_ascendgen.capture import TensorSpec
+from torch_ascendgen.errors import ReferenceFailed, ShapeDeclined
+from torch_ascendgen.evaluate.budgets import Budget, set_cost
+from torch_ascendgen.records import InputSet, SetRun, Tolerance, Verdict
+
+MAX_ELEMENTS = 1 << 20  # no generated shape binds its symbols to more elements than this
+MANY_BLOCKS_ELEMENTS = 1 << 19  # what the "many blocks" shape aims for: a tiling of 48 cores loops
+SMALL_TAILS = (7, 33, 5, 17, 3, 9, 11, 13, 15, 19, 21, 23)  # odd: never a multiple of 32 bytes
+LONG_TAILS = (1003, 33, 7, 5, 3, 9, 11, 13, 15, 17, 19, 21)
+NORM_FACTOR = 10.0  # an output's relative L2 error may reach NORM_FACTOR * rtol
+COMPARE_CHUNK = 1 << 20  # elements of an output compared at once (temporaries: a few dozen bytes each)
+BIAS_SAMPLES = 1 << 18  # at most about this many values of an output enter the bias test (a median)
+BIAS_MIN_SAMPLES = 16  # outputs with fewer usable values are not tested for bias
+SENSITIVITY_FACTOR = 32.0  # times the exact result's move under 1-ulp input changes: allowed on top (see _sensitivity)
+LOST_DIGITS = 1e-2  # where the original is further than this (relative) from the exact result, |exact| more is allowed
+OWN_FACTOR = 2.0  # times the original's own distance from the exact result, allowed on top of the ulps bound ...
+LOSSY_OWN_FACTOR, LOSSY_ULPS = 16.0, 16.0  # ... or this many times where that distance exceeds LOSSY_ULPS ulps
+
+# The magnitude sets stop this many binades below overflow for dtypes whose sums accumulate in their own range
+# (float32, bfloat16): then no order of summing up to 4096 of them overflows, so summation order cannot decide
+# between inf and a finite sum. float16 sums accumulate in float32 (torch, and kernels): its whole range is used.
+MAGNITUDE_HEADROOM = {torch.float32: 12, torch.bfloat16: 12}
+BREAK_POINTS = (0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 9.0, 10.0, 15.0, 17.0, 20.0, 30.0, 44.0, 50.0, 100.0,
+                math.pi / 2, math.pi, 2 * math.pi)
+_WIDE_FILLS = ("magnitudes", "breakpoints", "magnitudes+breakpoints")
+
+# "Large" edge values: big enough to overflow exp() and half-precision squares, small enough that
+# a few of them squared and summed stay finite in float32, so a correct reduction is not failed
+# for summing in another order. Only positive: +large and -large in one row cancel, and what is
+# left then depends on the summation order.
+_LARGE = {torch.float16: 1.0e4, torch.bfloat16: 1.0e15, torch.float32: 1.0e15, torch.float64: 1.0e150}
+
+ValueFn = Callable[[int, tuple[int, ...], torch.dtype, torch.Generator], torch.Tensor]
+
+
+_TOLERANCES = {
+    torch.float64: Tolerance(1e-7, 1e-12, ulps=16, bias_ulps=8),
+    torch.float32: Tolerance(1e-4, 1e-5, ulps=16, bias_ulps=8),
+    torch.float16: Tolerance(2e-3, 1e-3, ulps=2, bias_ulps=0.5),
+    torch.bfloat16: Tolerance(1.6e-2, 1e-2, ulps=2, bias_ulps=0.5),
+}
+
+
+def default_tolerance(dtype: torch.dtype) -> Tolerance:
+    """A few ulps of the output dtype from the exact result for floats (kernels round differently); exact
+    otherwise. ``rtol``/``atol`` are the ``torch.isclose`` equivalent for callers that compare that way."""
+    if dtype in _TOLERANCES:
+        return _TOLERANCES[dtype]
+    if dtype.is_floating_point:
+        return Tolerance(2 * torch.finfo(dtype).eps, 2 * torch.finfo(dtype).eps, ulps=2, bias_ulps=0.5)
+    return Tolerance(0.0, 0.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# Input sets
+
+
+@dataclass(frozen=True)
+class SetPlan:
+    """One input set to make: its label, its input shapes and how its values are filled ("normal", "edge",
+    "nonfinite", or "edge+nonfinite" when one set carries both)."""
+
+    label: str
+    shapes: tuple[tuple[int, ...], ...]
+    fill: str
+
+
+def make_input_sets(
+    inputs: Sequence[TensorSpec],
+    traced_shapes: Sequence[Sequence[int]],
+    *,
+    generic: bool = True,
+    seed: int | None = None,
+    value_fn: ValueFn | None = None,
+    device: torch.device | str = "cpu",
+    outputs: Sequence[TensorSpec] = (),
+    budget: Budget | None = None,
+) -> list[InputSet]:
+    """The input sets a candidate must pass (see plan_input_sets), deterministic in ``seed``; None: fresh_seed().
+
+    ``value_fn(input_index, shape, dtype, generator)`` replaces the normal values (e.g. positive values for a
+    log); edge values are still sprinkled into them. Raises UnsupportedFunction when even the traced shapes'
+    normal set does not fit the memory budget.
+    """
+    seed = fresh_seed() if seed is None else seed
+    sets = []
+    for index, plan in enumerate(plan_input_sets(inputs, traced_shapes, outputs, generic=generic, budget=budget)):
+        generator = torch.Generator().manual_seed((seed * 7919 + index) % (1 << 63))
+        tensors = tuple(
+            _values(plan.fill, i, spec.dtype, shape, generator, value_fn).to(device)
+            for i, (spec, shape) in enumerate(zip(inputs, plan.shapes))
+        )
+        sets.append(InputSet(f"{plan.label} {_shapes_text(plan.shapes)}", tensors, seed, plan.fill in _WIDE_FILLS))
+    return sets
+
+
+def fresh_seed() -> int:
+    """The seed of one verification: config.verify_seed() when set (to reproduce a failure), else a new secret
+    one, so that no kernel can know in advance the values it is checked on."""
+    forced = config.verify_seed()
+    return forced if forced is not None else secrets.randbits(48)
+
+
+def plan_input_sets(inputs: Sequence[TensorSpec], traced_shapes: Sequence[Sequence[int]],
+                    outputs: Sequence[TensorSpec] = (), *, generic: bool = True,
+                    budget: Budget | None = None) -> list[SetPlan]:
+    """Which input sets to make, planned to fit ``budget`` (default: budgets.Budget.current()).
+
+    At the traced shapes, always: normal values (what the user runs). Then finite edge values and infinities and
+    NaNs: at the traced shapes, or, when those are big (budgets.BIG_SET_FRACTION) and the task is shape-generic,
+    at a small shape of the same rank and broadcast pattern; a specialised task that has room for only one more
+    set at its traced shapes gets one holding both kinds. When the task is shape-generic (``generic``, i.e. ``not
+    task.specialized``) and has symbols, also: small tails, long tails (1003 on the last symbol) and "many blocks"
+    (about 2**19 elements), each shrunk until it fits. Symbols are bound to odd sizes >= 3 (never 1, which would
+    change the broadcast pattern), distinct where possible; a symbol shared by several inputs gets one value;
+    dimensions of 1 stay 1. ``outputs`` (the task's output specs) make the estimate count the outputs too.
+    """
+    traced = _checked_traced_shapes(inputs, traced_shapes)
+    budget = budget or Budget.current()
+    cost = functools.partial(set_cost, inputs, outputs)
+    if not budget.fits([cost(traced)]):
+        raise budget.refuse(cost(traced), traced)
+    symbols = _symbols(inputs) if generic else []
+    powers = _powers(inputs, symbols)
+    plans = _with_value_sets([SetPlan("normal", traced, "normal")], inputs, symbols, budget, cost)
+    if symbols:
+        fixed = max(math.prod(int(size) for size in spec.shape if not isinstance(size, str)) for spec in inputs)
+        for label, binding in _shape_bindings(symbols, fixed, powers):
+            plan = _shrunk(SetPlan(label, _bind(inputs, binding), "normal"), inputs, binding,
+                           lambda candidate: budget.fits([cost(p.shapes) for p in (*plans, candidate)]))
+            if plan is not None and all((p.shapes, p.fill) != (plan.shapes, plan.fill) for p in plans):
+                plans.append(plan)
+    return plans
+
+
+def _with_value_sets(plans: list[SetPlan], inputs, symbols: list[str], budget: Budget, cost) -> list[SetPlan]:
+    """``plans`` and the value sets, where they fit: edge values and inf/NaN (float inputs), then every magnitude
+    (float and integer inputs) and the activations' break points (float inputs); each pair merged into one set
+    when only one more fits."""
+    traced = plans[0].shapes
+    shapes = traced
+    if symbols and budget.is_big(cost(traced)):
+        binding = _small_binding(inputs, symbols, traced, lambda s: budget.is_small(cost(s)))
+        shapes = _bind(inputs, binding)
+    floats = any(spec.dtype.is_floating_point for spec in inputs)
+    integers = any(not spec.dtype.is_floating_point and spec.dtype != torch.bool for spec in inputs)
+    if floats:
+        plans = _with_pair(plans, [SetPlan("edge values", shapes, "edge"), SetPlan("inf and nan", shapes, "nonfinite"),
+                                   SetPlan("edge values, inf and nan", shapes, "edge+nonfinite")], budget, cost)
+        plans = _with_pair(plans, [SetPlan("magnitudes", shapes, "magnitudes"),
+                                   SetPlan("break points", shapes, "breakpoints"),
+                                   SetPlan("magnitudes and break points", shapes, "magnitudes+breakpoints")],
+                           budget, cost)
+    elif integers:
+        plans = _with_pair(plans, [SetPlan("magnitudes", shapes, "magnitudes")], budget, cost)
+    return plans
+
+
+def _with_pair(plans: list[SetPlan], pair: list[SetPlan], budget: Budget, cost) -> list[SetPlan]:
+    """``plans`` and ``pair[:2]`` if they fit, else and ``pair[2]`` (both kinds in one set) if it fits; a single
+    plan is added if it fits."""
+    def fits(extra: list[SetPlan]) -> bool:
+        return budget.fits([cost(p.shapes) for p in (*plans, *extra)])
+
+    for extra in (pair[:2], pair[2:]):
+        if extra and fits(extra):
+            return plans + extra
+    return plans
+
+
+def _small_binding(inputs, symbols: list[str], traced, small) -> dict[str, int]:
+    """The traced symbol values, each halved (to odd sizes) largest first until ``small(shapes)``."""
+    binding = {}
+    for spec, shape in zip(inputs, traced):
+        for size, actual in zip(spec.shape, shape):
+            if isinstance(size, str):
+                binding.setdefault(size, actual)
+    sizes = [binding[symbol] for symbol in symbols]
+    while not small(_bind(inputs, dict(zip(symbols, sizes)))) and max(sizes) > 3:
+        largest = sizes.index(max(sizes))
+        sizes[largest] = _odd(sizes[largest] // 2)
+    return dict(zip(symbols, sizes))
+
+
+def _shrunk(plan: SetPlan, inputs, binding: dict[str, int], fits) -> SetPlan | None:
+    """``plan`` with its largest symbols halved until ``fits(plan)``; None when even sizes of 3 do not fit."""
+    symbols, sizes = list(binding), list(binding.values())
+    while not fits(plan):
+        if max(sizes) <= 3:
+            return None
+        largest = sizes.index(max(sizes))
+        sizes[largest] = _odd(sizes[largest] // 2)
+        plan = replace(plan, shapes=_bind(inputs, dict(zip(symbols, sizes))))
+    return plan
+
+
+def _checked_traced_shapes(inputs: Sequence[TensorSpec], traced_shapes) -> tuple[tuple[int, ...], ...]:
+    traced = tuple(tuple(int(size) for size in shape) for shape in traced_shapes)
+    if len(traced) != len(inputs) or any(len(s) != len(spec.shape) for s, spec in zip(traced, inputs)):
+        raise ValueError(f"traced shapes {traced} do not match the input specs {[s.text() for s in inputs]}")
+    return traced
+
+
+def _symbols(inputs: Sequence[TensorSpec]) -> list[str]:
+    """The symbols in order of first appearance; none when a size is an expression (not generic)."""
+    symbols: list[str] = []
+    for spec in inputs:
+        for size in spec.shape:
+            if isinstance(size, str) and not size.isidentifier():
+                return []
+            if isinstance(size, str) and size not in symbols:
+                symbols.append(size)
+    return symbols
+
+
+def _powers(inputs: Sequence[TensorSpec], symbols: list[str]) -> list[int]:
+    """How often each symbol appears in one input at most: attention scores (s0, s1, s2, s2) hold s2 squared."""
+    return [max(1, *(spec.shape.count(symbol) for spec in inputs)) for symbol in symbols]
+
+
+def _shape_bindings(symbols: list[str], fixed: int = 1, powers: list[int] | None = None,
+                    ) -> list[tuple[str, dict[str, int]]]:
+    """Sizes for each symbol: small tails, long tails on the last symbol, and many blocks.
+
+    ``fixed`` is the largest product of an input's fixed (non-symbolic) sizes: the symbols share
+    what is left of the element budget; ``powers``: how often each symbol appears in one input.
+    """
+    powers = powers or [1] * len(symbols)
+    count = len(symbols)
+    budget = max(3 ** count, MAX_ELEMENTS // max(1, fixed))
+    small = _cycle(SMALL_TAILS, count)
+    long = list(reversed(_cycle(LONG_TAILS, count)))
+    base = _odd(round(max(3 ** count, MANY_BLOCKS_ELEMENTS // max(1, fixed)) ** (1 / count)))
+    many = [max(3, base - 2 * i) for i in range(count)]
+    return [(label, dict(zip(symbols, _fit(sizes, budget, powers)))) for label, sizes in
+            (("tail", small), ("tail", long), ("many blocks", many))]
+
+
+def _cycle(sizes: tuple[int, ...], count: int) -> list[int]:
+    return [sizes[i % len(sizes)] for i in range(count)]
+
+
+def _odd(size: int) -> int:
+    return max(3, size if size % 2 else size - 1)
+
+
+def _fit(sizes: list[int], budget: int = MAX_ELEMENTS, powers: list[int] | None = None) -> list[int]:
+    """Halve the largest size until every symbol bound at once stays within MAX_ELEMENTS.
+
+    The bound is on the product over all symbols (each to its power), because broadcasting inputs
+    of shapes (s0, 1) and (1, s1) gives an output of s0 * s1 elements.
+    """
+    sizes = list(sizes)
+    powers = powers or [1] * len(sizes)
+    while math.prod(size ** power for size, power in zip(sizes, powers)) > budget and max(sizes) > 3:
+        largest = sizes.index(max(sizes))
+        sizes[largest] = _odd(sizes[largest] // 2)
+    return sizes
+
+
+def _bind(inputs: Sequence[TensorSpec], binding: dict[str, int]) -> tuple[tuple[int, ...], ...]:
+    return tuple(tuple(binding[s] if isinstance(s, str) else int(s) for s in spec.shape) for spec in inputs)
+
+
+def _shapes_text(shapes: tuple[tuple[int, ...], ...]) -> str:
+    return ", ".join("[" + ", ".join(map(str, shape)) + "]" for shape in shapes)
+
+
+def _values(fill: str, index: int, dtype: torch.dtype, shape: tuple[int, ...], generator: torch.Generator,
+            value_fn: ValueFn | None) -> torch.Tensor:
+    """The values of one input; the wide sets' own values replace ``value_fn``'s (such sets are optional)."""
+    if fill in _WIDE_FILLS:
+        tensor = _wide(fill, dtype, shape, generator)
+    else:
+        tensor = value_fn(index, shape, dtype, generator) if value_fn else _normal(dtype, shape, generator)
+    if tuple(tensor.shape) != shape or tensor.dtype != dtype:
+        raise ValueError(f"value_fn gave {tensor.dtype}{list(tensor.shape)} for input {index}, "
+                         f"expected {dtype}{list(shape)}")
+    tensor = tensor.detach().to("cpu").contiguous().clone()
+    if dtype.is_floating_point and "edge" in fill:
+        _sprinkle(tensor, _finite_edges(dtype), per=256, generator=generator)
+    if dtype.is_floating_point and "nonfinite" in fill:
+        _sprinkle(tensor, [math.nan, math.inf, -math.inf], per=128, generator=generator)
+    return tensor
+
+
+def _normal(dtype: torch.dtype, shape: tuple[int, ...], generator: torch.Generator) -> torch.Tensor:
+    """Mixed-sign values: standard normal floats, nonzero integers in ±[1, 16], both booleans."""
+    if dtype.is_floating_point:
+        work = torch.float64 if dtype == torch.float64 else torch.float32
+        return torch.randn(shape, generator=generator, dtype=work).to(dtype)
+    if dtype == torch.bool:
+        return torch.randint(0, 2, shape, generator=generator).bool()
+    magnitude = torch.randint(1, 17, shape, generator=generator)  # never 0: integer division by 0 raises
+    if torch.iinfo(dtype).min < 0:
+        magnitude = magnitude * (torch.randint(0, 2, shape, generator=generator) * 2 - 1)
+    return magnitude.to(dtype)
+
+
+def _wide(fill: str, dtype: torch.dtype, shape: tuple[int, ...], generator: torch.Generator) -> torch.Tensor:
+    if dtype == torch.bool:
+        return _normal(dtype, shape, generator)
+    if not dtype.is_floating_point:
+        return _integer_magnitudes(dtype, shape, generator)
+    if fill == "breakpoints":
+        return _break_points(dtype, shape, generator)
+    tensor = _magnitudes(dtype, shape, generator)
+    if fill == "magnitudes+breakpoints":
+        half = torch.rand(shape, generator=generator) < 0.5
+        tensor = torch.where(half, tensor, _break_points(dtype, shape, generator))
+    return tensor
+
+
+def _magnitudes(dtype: torch.dtype, shape: tuple[int, ...], generator: torch.Generator) -> torch.Tensor:
+    """Log-uniform magnitudes with mixed signs, from the smallest subnormal up to MAGNITUDE_HEADROOM binades below
+    overflow (float16 and float64: up to overflow)."""
+    info = torch.finfo(dtype)
+    low = math.log2(info.tiny * info.eps)
+    high = math.log2(info.max) - MAGNITUDE_HEADROOM.get(dtype, 0)
+    exponent = low + (high - low) * torch.rand(shape, generator=generator, dtype=torch.float64)
+    return (torch.exp2(exponent) * _signs(shape, generator)).to(dtype)
+
+
+def _break_points(dtype: torch.dtype, shape: tuple[int, ...], generator: torch.Generator) -> torch.Tensor:
+    """Mixed-sign values at the activations' break points (see _break_point_values): a third exactly there, a third
+    a few ulps away, a third within 10%."""
+    info = torch.finfo(dtype)
+    points = torch.tensor(_break_point_values(dtype), dtype=torch.float64)
+    pick = points[torch.randint(len(points), shape, generator=generator)]
+    mode = torch.randint(3, shape, generator=generator)
+    ulps = torch.randint(-4, 5, shape, generator=generator).double() * info.eps
+    spread = (torch.rand(shape, generator=generator, dtype=torch.float64) - 0.5) * 0.2
+    factor = torch.where(mode == 0, 1.0, torch.where(mode == 1, 1.0 + ulps, 1.0 + spread))
+    return ((pick * factor).clamp(max=info.max) * _signs(shape, generator)).to(dtype)
+
+
+def _break_point_values(dtype: torch.dtype) -> list[float]:
+    """Where common activations change regime: hardtanh/hardswish/relu6 (1, 3, 6), erf and tanh saturation
+    (3..9), sigmoid and softplus thresholds (15, 17, 20, 30, 44), sin/cos periods, and the dtype's own limits:
+    exp overflow and underflow (log max, -log tiny, -log of the smallest subnormal), squares and cubes overflowing
+    (sqrt max, cbrt max), the first integer step above 1 ulp (1 / eps), and max itself; all at most
+    MAGNITUDE_HEADROOM binades below overflow."""
+    info = torch.finfo(dtype)
+    own = [math.log(info.max), -math.log(info.tiny), -math.log(info.tiny * info.eps), math.sqrt(info.max),
+           info.max ** (1 / 3), 1 / info.eps, info.max]
+    return [v for v in (*BREAK_POINTS, *own) if v <= info.max / 2 ** MAGNITUDE_HEADROOM.get(dtype, 0)]
+
+
+def _integer_magnitudes(dtype: torch.dtype, shape: tuple[int, ...], generator: torch.Generator) -> torch.Tensor:
+    """Log-uniform nonzero integers with mixed signs (when signed) up to the square root of the type's range, so
+    that a product of two stays in range."""
+    info = torch.iinfo(dtype)
+    bits = max(4, (info.bits - (1 if info.min < 0 else 0)) // 2)
+    magnitude = torch.exp2(torch.rand(shape, generator=generator, dtype=torch.float64) * bits).floor()
+    if info.min < 0:
+        magnitude = magnitude * _signs(shape, generator)
+    return magnitude.to(dtype)
+
+
+def _signs(shape: tuple[int, ...], generator: torch.Generator) -> torch.Tensor:
+    return torch.randint(0, 2, shape, generator=generator).double() * 2 - 1
+
+
+def _finite_edges(dtype: torch.dtype) -> list[float]:
+    info = torch.finfo(dtype)
+    large = _LARGE.get(dtype, math.sqrt(info.max) / 8)
+    return [0.0, -0.0, large, info.tiny / 4, -info.tiny / 4, info.tiny]  # tiny / 4 is subnormal
+
+
+def _sprinkle(tensor: torch.Tensor, values: list[float], per: int, generator: torch.Generator) -> None:
+    """Overwrite about one element in ``per`` with each value (each at least once if room), in place."""
+    flat = tensor.view(-1)
+    each = max(1, flat.numel() // per)
+    count = min(flat.numel(), each * len(values))
+    positions = torch.randperm(flat.numel(), generator=generator)[:count]
+    flat[positions] = torch.tensor(values, dtype=tensor.dtype).repeat(each)[:count]
+
+
+# ---------------------------------------------------------------------------------------------
+# Checking
+
+
+class _Rejected(Exception):
+    """A candidate failed a step: ``subject`` and ``detail`` make the verdict's sentence."""
+
+    def __init__(self, kind: str, subject: str, detail: str = "", **fields):
+        super().__init__(subject)
+        self.kind, self.subject, self.detail, self.fields = kind, subject, detail, fields
+
+    def verdict(self, input_set: InputSet) -> Verdict:
+        reason = f"{self.subject} for input set '{input_set.name}'{seed_text(input_set)}" + (
+            f": {self.detail}" if self.detail else "")
+        return Verdict(ok=False, reason=reason, kind=self.kind, input_set=input_set.name, seed=input_set.seed,
+                       **self.fields)
+
+
+def seed_text(input_set: InputSet) -> str:
+    """" (seed N; TORCH_ASCENDGEN_VERIFY_SEED=N reproduces it)" for a failure on ``input_set``."""
+    return f" (seed {input_set.seed}; {config.VERIFY_SEED_ENV}={input_set.seed} reproduces it)" \
+        if input_set.seed is not None else ""
+
+
+@dataclass(frozen=True)
+class _Errors:
+    max_abs: float
+    max_rel: float
+    max_ulps: float = 0.0
+    bias_ulps: float = 0.0
+
+
+def check(reference_fn: Callable, candidate_fn: Callable, input_set: InputSet,
+          tolerance: Tolerance | None = None) -> Verdict:
+    """Check the candidate against the reference on one input set.
+
+    ``tolerance`` applies to every output; None means ``default_tolerance`` of each output's dtype.
+    Raises ReferenceFailed when the reference itself fails (that is not the candidate's fault).
+    """
+    try:
+        got = _run_candidate(candidate_fn, input_set)
+        expected = _run_reference(reference_fn, input_set)
+        try:
+            _check_structure(got, expected)
+            errors = _compare_outputs(reference_fn, input_set, got, expected, tolerance)
+        finally:
+            _scribble(expected)
+    except _Rejected as rejected:
+        if input_set.optional and _reference_raises(reference_fn, input_set):
+            return _skipped(input_set)
+        return rejected.verdict(input_set)
+    except ReferenceFailed:
+        if input_set.optional:
+            return _skipped(input_set)
+        raise
+    return Verdict(ok=True, reason=f"passed input set '{input_set.name}'", input_set=input_set.name,
+                   max_abs_error=max((e.max_abs for e in errors), default=0.0),
+                   max_rel_error=max((e.max_rel for e in errors), default=0.0),
+                   passed_shapes=(input_set.shapes,), seed=input_set.seed,
+                   max_ulps=max((e.max_ulps for e in errors), default=0.0),
+                   bias_ulps=max((e.bias_ulps for e in errors), key=abs, default=0.0))
+
+
+def _reference_raises(reference_fn: Callable, input_set: InputSet) -> bool:
+    try:
+        _scribble(_run_reference(reference_fn, input_set))
+    except ReferenceFailed:
+        return True
+    return False
+
+
+def _skipped(input_set: InputSet) -> Verdict:
+    """An optional set (values outside the normal range) the original itself rejects: nothing to compare."""
+    return Verdict(ok=True, reason=f"skipped input set '{input_set.name}': the original function raises on it",
+                   input_set=input_set.name, seed=input_set.seed)
+
+
+def verify(reference_fn: Callable, candidate_fn: Callable, input_sets: Sequence[InputSet],
+           tolerance: Tolerance | None = None) -> Verdict:
+    """Check every input set in order, stopping at the first failure."""
+    if not input_sets:
+        raise ValueError("verify needs at least one input set")
+    passed: list[tuple[tuple[int, ...], ...]] = []
+    verdicts = []
+    for input_set in input_sets:
+        verdict = check(reference_fn, candidate_fn, input_set, tolerance)
+        if not verdict.ok:
+            return replace(verdict, passed_shapes=tuple(passed))
+        if verdict.passed_shapes and input_set.shapes not in passed:
+            passed.append(input_set.shapes)
+        verdicts.append(verdict)
+    names = ", ".join(f"'{s.name}'" for s in input_sets)
+    return Verdict(ok=True, reason=f"passed {len(input_sets)} input sets: {names}",
+                   max_abs_error=max(v.max_abs_error for v in verdicts),
+                   max_rel_error=max(v.max_rel_error for v in verdicts), passed_shapes=tuple(passed),
+                   seed=input_sets[0].seed, max_ulps=max(v.max_ulps for v in verdicts),
+                   bias_ulps=max((v.bias_ulps for v in verdicts), key=abs))
+
+
+def judge_run(reference_fn: Callable, input_set: InputSet, run: SetRun, tolerance: Tolerance | None = None) -> Verdict:
+    """The verdict on a candidate's run in a child (SetRun), checked against the reference like ``check``: its
+    error or modified inputs as they are, then its outputs, then the outputs of any later launch that differed."""
+    where = f"input set '{input_set.name}'{seed_text(input_set)}"
+    if run.error:
+        return Verdict(False, f"{where}: {run.error}", kind="raised", input_set=input_set.name, seed=input_set.seed)
+    if run.modified_inputs:
+        return Verdict(False, f"{where}: the kernel modified its inputs {list(run.modified_inputs)}",
+                       kind="modified_input", input_set=input_set.name, seed=input_set.seed)
+    verdict = check(reference_fn, lambda *_: run.outputs, input_set, tolerance)
+    for repeat in run.repeats if verdict.ok else ():
+        again = check(reference_fn, lambda *_: repeat.outputs, input_set, tolerance)  # noqa: B023 - called within check
+        if not again.ok:
+            return replace(again, reason=(
+                f"input set '{input_set.name}': launch {repeat.launch} (block order seed {repeat.block_order_seed}) "
+                "gave different results from the first launch on the same inputs: the kernel keeps state between "
+                f"launches, or its blocks race. {again.reason}"))
+    return verdict
+
+
+def verify_loaded(reference_fn: Callable, runner, input_sets: Sequence[InputSet],
+                  tolerance: Tolerance | None = None) -> Verdict:
+    """``verify`` for a trusted kernel loaded in this process (``runner`` has ContractKernel's ``plan``): input
+    sets whose shapes its tiling declines are skipped, not failed (those calls run as the original function)."""
+    passed: list = []
+    verdict = Verdict(False, "no input set had shapes the kernel accepts", kind="raised")
+    for input_set in input_sets:
+        try:
+            runner.plan(input_set.tensors)
+        except ShapeDeclined:
+            continue
+        verdict = verify(reference_fn, runner, [input_set], tolerance)
+        if not verdict.ok:
+            return verdict
+        passed += verdict.passed_shapes
+    return replace(verdict, passed_shapes=tuple(passed)) if passed else verdict
+
+
+def _run_candidate(candidate_fn: Callable, input_set: InputSet) -> tuple[torch.Tensor, ...]:
+    inputs = tuple(t.clone() for t in input_set.tensors)
+    try:
+        raw = candidate_fn(*inputs)
+    except Exception as exc:  # noqa: BLE001 - any failure of the candidate is its verdict
+        raise _Rejected("raised", f"the candidate raised {type(exc).__name__}", str(exc) or repr(exc)) from None
+    _require_unchanged(input_set.tensors, inputs)
+    outputs = _as_tensors(raw)
+    if outputs is None:
+        raise _Rejected("not_tensors", f"the candidate returned {type(raw).__name__}",
+                        "expected a tensor or a tuple of tensors")
+    _require_no_aliasing(outputs, inputs)
+    return outputs
+
+
+def _run_reference(reference_fn: Callable, input_set: InputSet) -> tuple[torch.Tensor, ...]:
+    try:
+        raw = reference_fn(*(t.clone() for t in input_set.tensors))
+    except Exception as exc:
+        raise ReferenceFailed(f"the reference function raised {type(exc).__name__} for input set "
+                              f"'{input_set.name}': {exc}; pass a value_fn for inputs it accepts") from exc
+    outputs = _as_tensors(raw)
+    if outputs is None:
+        raise ReferenceFailed(f"the reference function returned {type(raw).__name__}, not tensors")
+    return outputs
+
+
+def _as_tensors(raw) -> tuple[torch.Tensor, ...] | None:
+    if isinstance(raw, torch.Tensor):
+        return (raw,)
+    if not isinstance(raw, (tuple, list)):
+        return None
+    leaves = pytree.tree_leaves(raw)
+    return tuple(leaves) if all(isinstance(leaf, torch.Tensor) for leaf in leaves) else None
+
+
+def _require_unchanged(originals: tuple[torch.Tensor, ...], used: tuple[torch.Tensor, ...]) -> None:
+    """Bitwise, so NaNs compare equal to themselves and -0.0 differs from 0.0."""
+    for i, (before, after) in enumerate(zip(originals, used)):
+        if after.shape != before.shape or after.dtype != before.dtype:
+            raise _Rejected("modified_input", f"the candidate changed input {i} to "
+                            f"{after.dtype}{list(after.shape)} (was {before.dtype}{list(before.shape)})",
+                            "kernels must not write to their inputs")
+        changed = _bits(before) != _bits(after)
+        if changed.any():
+            index = _first(changed)
+            raise _Rejected("modified_input", f"the candidate modified input {i}",
+                            f"{int(changed.sum())} of {changed.numel()} elements changed, first at index "
+                            f"{index} ({_fmt(before[index])} became {_fmt(after[index])}); "
+                            "kernels must not write to their inputs")
+
+
+def _bits(tensor: torch.Tensor) -> torch.Tensor:
+    tensor = tensor.detach().cpu()
+    if tensor.dtype == torch.bool:
+        return tensor.view(torch.uint8)
+    if tensor.is_floating_point():
+        return tensor.view({1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[tensor.element_size()])
+    return tensor
+
+
+def _require_no_aliasing(outputs: tuple[torch.Tensor, ...], inputs: tuple[torch.Tensor, ...]) -> None:
+    """Outputs must be new memory: not an input, a view of one, or another output."""
+    for i, out in enumerate(outputs):
+        for j, tensor in enumerate(inputs):
+            if _overlap(out, tensor):
+                raise _Rejected("aliasing", f"output {i} shares memory with input {j}",
+                                "outputs must be new tensors, not inputs or views of them")
+        for j in range(i):
+            if _overlap(out, outputs[j]):
+                raise _Rejected("aliasing", f"outputs {j} and {i} share memory",
+                                "each output must be its own tensor")
+
+
+def _overlap(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Whether the address ranges the two tensors span intersect (on the same device)."""
+    if a.device != b.device or a.numel() == 0 or b.numel() == 0:
+        return False
+    (a_start, a_end), (b_start, b_end) = _extent(a), _extent(b)
+    return a_start < b_end and b_start < a_end
+
+
+def _extent(t: torch.Tensor) -> tuple[int, int]:
+    span = sum((size - 1) * abs(stride) for size, stride in zip(t.shape, t.stride())) + 1
+    return t.data_ptr(), t.data_ptr() + span * t.element_size()
+
+
+def _check_structure(got: tuple[torch.Tensor, ...], expected: tuple[torch.Tensor, ...]) -> None:
+    if len(got) != len(expected):
+        raise _Rejected("count", f"the candidate returned {len(got)} outputs, expected {len(expected)}")
+    for i, (g, e) in enumerate(zip(got, expected)):
+        for kind, got_value, expected_value in (("shape", list(g.shape), list(e.shape)), ("dtype", g.dtype, e.dtype),
+                                                ("device", g.device, e.device)):
+            if got_value != expected_value:
+                raise _Rejected(kind, f"output {i} has {kind} {got_value}, expected {expected_value}",
+                                output_index=i)
+
+
+def _compare_outputs(reference_fn: Callable, input_set: InputSet, got: tuple, expected: tuple,
+                     tolerance: Tolerance | None) -> list[_Errors]:
+    """Each output against the original's and against the exact (float64) result.
+
+    The exact result is computed for every set with float outputs (the reference run on float64 inputs). The
+    original's own result carries rounding error (a long sum that cancels loses digits; an intermediate square
+    overflows float32): a value is accepted when it is within the tolerance of the original's value, or within the
+    tolerance plus twice the original's own distance from the exact result, so that a kernel is never failed for
+    being more exact. See _close for the non-finite cases.
+    """
+    exact = _exact_reference(reference_fn, input_set, expected)
+    sensitivity = _sensitivity(reference_fn, input_set, exact) if exact is not None else None
+    try:
+        return [_compare(i, g, e, tolerance, None if exact is None else exact[i],
+                         None if sensitivity is None else sensitivity[i])
+                for i, (g, e) in enumerate(zip(got, expected))]
+    finally:  # a reference that keeps its outputs must not hand the exact ones to the next candidate
+        _scribble(tuple(x for x in (*(exact or ()), *(sensitivity or ())) if x is not None))
+
+
+def _exact_reference(reference_fn: Callable, input_set: InputSet, expected: tuple) -> tuple | None:
+    """The reference run in float64, one entry per output: None for an output it cannot stand for (not a float
+    output of 4 bytes or less, another shape); float64 outputs are their own exact result. None when there is
+    nothing to run (no such output) or the reference cannot run in float64 (a dtype-bound function)."""
+    if not any(e.is_floating_point() and e.element_size() <= 4 for e in expected):
+        return None
+    tensors = tuple(t.double() if t.is_floating_point() else t for t in input_set.tensors)
+    try:
+        exact = _run_reference(reference_fn, InputSet(input_set.name, tensors))
+    except ReferenceFailed:
+        return None
+    if len(exact) != len(expected):
+        _scribble(exact)
+        return None
+    return tuple(x if e.is_floating_point() and x.is_floating_point() and x.shape == e.shape else None
+                 for x, e in zip(exact, expected))
+
+
+def _sensitivity(reference_fn: Callable, input_set: InputSet, exact: tuple) -> tuple | None:
+    """How far each exact output moves when the float inputs are scaled by 1 ± eps (float32's eps; float64's for
+    float64 inputs, random signs within an input): the error any backward-stable way of computing it may make (a
+    sum in another order, a norm scaled differently, pow through exp and log). SENSITIVITY_FACTOR times it is
+    allowed on top of the ulps bound. Each input is moved on its own and the moves added: moved together, one
+    input's move can cancel another's (x ** e with ln x near 1 moves by e * eps * (1 - ln x)). Where a move makes
+    the result NaN (a negative base to an exponent that is no longer whole), that input is moved again with its
+    small integers kept whole; infinite or NaN moves count as none. The moved outputs are overwritten by the moves
+    (in place), so a reference that keeps them hands nothing usable to the next candidate."""
+    total = None
+    for index, tensor in enumerate(input_set.tensors):
+        if not tensor.is_floating_point():
+            continue
+        moves = _moved(reference_fn, input_set, exact, index, keep_integers=False)
+        if moves is not None and any(m is not None and torch.isnan(m).any() for m in moves):
+            _fill_unknown(moves, _moved(reference_fn, input_set, exact, index, keep_integers=True))
+        total = _added(total, moves)
+    return None if total is None else tuple(_at_least_the_median(m) for m in total)
+
+
+def _added(total: tuple | None, moves: tuple | None) -> tuple | None:
+    """The moves of one more input added to ``total`` (in place); unknown moves count as none."""
+    if moves is None or total is None:
+        return total if moves is None else moves
+    result = []
+    for old, new in zip(total, moves):
+        if old is not None and new is not None:
+            old.add_(new.nan_to_num_(nan=0.0, posinf=0.0))
+            _scribble((new,))
+        result.append(old if old is not None else new)
+    return tuple(result)
+
+
+def _fill_unknown(moves: tuple, others: tuple | None) -> None:
+    for move, other in zip(moves, others or ()):
+        if move is not None and other is not None:
+            torch.where(torch.isnan(move), other, move, out=move)
+            _scribble((other,))
+
+
+def _moved(reference_fn: Callable, input_set: InputSet, exact: tuple, index: int,
+           keep_integers: bool) -> tuple | None:
+    """The moves with float input ``index`` perturbed (its small integers kept whole with ``keep_integers``)."""
+    generator = torch.Generator().manual_seed(((input_set.seed or 0) + index) % (1 << 63))
+    tensors = tuple(_perturbed(t, generator, keep_integers) if i == index
+                    else t.to(torch.float64) if t.is_floating_point() else t for i, t in enumerate(input_set.tensors))
+    try:
+        moved = _run_reference(reference_fn, InputSet(input_set.name, tensors))
+    except ReferenceFailed:
+        return None
+    del tensors
+    if len(moved) != len(exact):
+        _scribble(moved)
+        return None
+    return tuple(_moves(m, x) for m, x in zip(moved, exact))
+
+
+def _moves(moved: torch.Tensor, exact: torch.Tensor | None) -> torch.Tensor | None:
+    """``|moved - exact|`` in place (in float64); NaN where the exact result is finite and the moved one is not."""
+    if exact is None or moved.shape != exact.shape or not moved.is_floating_point():
+        _scribble((moved,))
+        return None
+    move = moved.to(torch.float64).contiguous()
+    if move.untyped_storage().data_ptr() != moved.untyped_storage().data_ptr():
+        _scribble((moved,))
+    finite = torch.isfinite(move)
+    move.sub_(exact).abs_()
+    move.masked_fill_(~finite & ~torch.isfinite(exact), 0.0)
+    return move.masked_fill_(finite & ~torch.isfinite(move), 0.0)
+
+
+def _at_least_the_median(move: torch.Tensor | None) -> torch.Tensor | None:
+    """The moves, unknown ones none, each at least the output's median move: the random signs can cancel at one
+    position (a row sum that barely moves) where another order of summing still rounds like its neighbours."""
+    if move is None:
+        return None
+    move.nan_to_num_(nan=0.0, posinf=0.0)
+    flat = move.view(-1)
+    if flat.numel():
+        move.clamp_(min=float(flat[::max(1, -(-flat.numel() // BIAS_SAMPLES))].median()))
+    return move
+
+
+def _perturbed(tensor: torch.Tensor, generator: torch.Generator, keep_integers: bool) -> torch.Tensor:
+    """Float values scaled by 1 ± eps; with ``keep_integers``, small integers (|v| <= 2**16) are kept whole."""
+    if not tensor.is_floating_point():
+        return tensor
+    eps = torch.finfo(torch.float64 if tensor.dtype == torch.float64 else torch.float32).eps
+    values = tensor.to(torch.float64, copy=True)
+    factor = torch.randint(0, 2, tensor.shape, generator=generator, dtype=torch.float64).mul_(2 * eps).add_(1 - eps)
+    if keep_integers:
+        factor.masked_fill_((values == values.round()) & (values.abs() <= 2 ** 16), 1.0)
+    return values.mul_(factor)
+
+
+@dataclass
+class _Tally:
+    """What _compare accumulates over the chunks of one output."""
+
+    max_abs: float = 0.0
+    max_rel: float = 0.0
+    bad: int = 0
+    first_bad: int | None = None  # flat index
+    first_expected: float = 0.0
+    first_got: float = 0.0
+    first_exact: float | None = None
+    diff_sq: float = 0.0  # sums of squares of the finite values: relative L2 error as a whole
+    scale_sq: float = 0.0
+    own_sq: float = 0.0  # the original's own distance from the exact result
+    max_expected: float = 0.0
+    max_got: float = 0.0
+    max_ulps: float = 0.0
+    step: int = 1  # every step-th element is a sample for the bias test
+    errors: list = field(default_factory=list)  # signed errors from the exact result, in ulps (samples)
+    own_errors: list = field(default_factory=list)  # the original's, at the same positions
+
+
+def _compare(index: int, got: torch.Tensor, expected: torch.Tensor, tolerance: Tolerance | None,
+             exact: torch.Tensor | None = None, sensitivity: torch.Tensor | None = None) -> _Errors:
+    """Same non-finite values (see _close), finite values close element-wise, as a whole, and without bias.
+
+    Compared COMPARE_CHUNK elements at a time, so that the temporaries stay small whatever the output's size.
+    """
+    tol = tolerance or default_tolerance(expected.dtype)
+    g_all, e_all = got.detach().cpu().reshape(-1), expected.detach().cpu().reshape(-1)
+    if exact is None and expected.dtype == torch.float64:
+        exact = expected
+    x_all = exact.detach().cpu().reshape(-1) if exact is not None else None
+    s_all = sensitivity.reshape(-1) if sensitivity is not None and exact is not None else None
+    tally = _Tally(step=max(1, -(-e_all.numel() // BIAS_SAMPLES)))
+    for start in range(0, e_all.numel(), COMPARE_CHUNK):
+        part = slice(start, start + COMPARE_CHUNK)
+        _tally_chunk(tally, start, g_all[part], e_all[part], None if x_all is None else x_all[part],
+                     None if s_all is None else s_all[part], tol)
+    errors = _Errors(tally.max_abs, tally.max_rel, tally.max_ulps)
+    if tally.bad:
+        raise _mismatch(index, tally, e_all.numel(), tuple(expected.shape), errors)
+    if expected.is_floating_point() and tol.rtol > 0:
+        _require_close_overall(index, tally, tol, errors, exact is not None)
+    if expected.is_floating_point() and tol.bias_ulps is not None:
+        errors = replace(errors, bias_ulps=_require_unbiased(index, tally, tol, expected.dtype, errors))
+    return errors
+
+
+def _tally_chunk(tally: _Tally, start: int, got: torch.Tensor, expected: torch.Tensor, exact: torch.Tensor | None,
+                 sensitivity: torch.Tensor | None, tol: Tolerance) -> None:
+    dtype = expected.dtype
+    work = torch.float32 if expected.is_floating_point() and expected.element_size() <= 4 else torch.float64
+    g, e = got.to(work), expected.to(work)
+    diff = (g - e).abs()  # NaN where either is NaN or both are the same infinity
+    finite = torch.isfinite(diff)
+    tally.max_abs = max(tally.max_abs, _max(torch.where(finite, diff, 0.0)))
+    tally.max_rel = max(tally.max_rel, _max(torch.where(finite & (e != 0), diff / e.abs(), 0.0)))
+    if expected.is_floating_point():
+        g, e = g.double(), e.double()
+        x = exact.double() if exact is not None else None
+        close = _close(g, e, x, tol, dtype, sensitivity)
+    else:
+        close = got == expected
+    bad = ~close
+    count = int(bad.sum())
+    if count and tally.first_bad is None:
+        first = int(bad.nonzero()[0])
+        tally.first_bad, tally.first_expected, tally.first_got = start + first, e[first].item(), g[first].item()
+        if expected.is_floating_point() and x is not None:
+            tally.first_exact = x[first].item()
+    tally.bad += count
+    if expected.is_floating_point() and not count:
+        _tally_overall(tally, g, e, x)
+        if x is not None:
+            _tally_ulps(tally, start, g, e, x, dtype)
+
+
+def _close(g: torch.Tensor, e: torch.Tensor, x: torch.Tensor | None, tol: Tolerance,
+           dtype: torch.dtype, sensitivity: torch.Tensor | None = None) -> torch.Tensor:
+    """Which values pass (all in float64): the original's value exactly (NaN for NaN, the same infinity) or within
+    the tolerance of it; else, against the exact result ``x``, a finite value within the tolerance plus twice the
+    original's own distance (OWN_FACTOR times it; LOSSY_OWN_FACTOR times where the original is more than LOSSY_ULPS ulps
+    off: an ill-conditioned spot, e.g. gelu's tanh form in its tail, where kernels lose more digits the same way), plus
+    SENSITIVITY_FACTOR times the sensitivity (taken as 0 where the original is not finite: a reference that overflowed
+    where the exact result is finite accepts a finite kernel close to the exact result), or, where the exact result is
+    within a binade of overflow (or past it), an infinity of its sign. Where the original's own relative error exceeds
+    LOST_DIGITS (the tail of gelu's tanh form, where 1 + tanh cancels), the kernel may lose those digits too: |exact| is
+    allowed on top (a zero passes, a value of the wrong sign or magnitude does not). Where the original is NaN but the
+    exact result finite (an intermediate overflowed: inf - inf, 0 * inf), any value passes: the original gives no answer
+    there (normal values never get there; the magnitude sets do, e.g. a layer norm whose squares overflow)."""
+    close = (g == e) | (torch.isnan(g) & torch.isnan(e))
+    close |= torch.isfinite(g) & torch.isfinite(e) & ((g - e).abs() <= _allowed(e, tol, dtype))
+    if x is None:
+        return close
+    close |= torch.isnan(e) & torch.isfinite(x)  # the original overflowed into NaN: it has no answer to keep
+    own = torch.where(torch.isfinite(e) & torch.isfinite(x), (e - x).abs(), 0.0)
+    lost = torch.where(own > LOST_DIGITS * x.abs(), x.abs(), 0.0)  # the original kept few digits: so may the kernel
+    own = own * torch.where(own > LOSSY_ULPS * ulp(x, dtype), LOSSY_OWN_FACTOR, OWN_FACTOR)
+    if sensitivity is not None:
+        own = own + SENSITIVITY_FACTOR * sensitivity
+    close |= torch.isfinite(g) & torch.isfinite(x) & ((g - x).abs() <= _allowed(x, tol, dtype) + own + lost)
+    near_overflow = x.abs() >= torch.finfo(dtype).max / 2
+    return close | (torch.isinf(g) & near_overflow & (g.sign() == x.sign()))
+
+
+def _allowed(reference: torch.Tensor, tol: Tolerance, dtype: torch.dtype) -> torch.Tensor:
+    if tol.ulps is None:
+        return tol.atol + tol.rtol * reference.abs()
+    return tol.atol + tol.ulps * ulp(reference, dtype)
+
+
+def ulp(values: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """The spacing of ``dtype``'s values at each of ``values`` (float64): ``eps * 2**floor(log2 |v|)`` in the normal
+    range, the subnormal spacing below it, the top binade's spacing at and past ``max``."""
+    info = torch.finfo(dtype)
+    magnitude = values.double().abs().clamp(min=info.tiny, max=info.max)
+    _, exponent = torch.frexp(magnitude)  # magnitude = m * 2**exponent, 0.5 <= m < 1
+    return torch.ldexp(torch.full_like(magnitude, info.eps), exponent - 1)
+
+
+def _tally_overall(tally: _Tally, g: torch.Tensor, e: torch.Tensor, x: torch.Tensor | None) -> None:
+    """Sums of squares for the relative L2 error over the finite values: against the exact result when there is
+    one, with the original's own distance from it recorded as an allowance."""
+    reference = x if x is not None else e
+    finite = torch.isfinite(g) & torch.isfinite(reference) & ~torch.isnan(e)
+    if x is not None:
+        tally.own_sq += float(torch.where(finite & torch.isfinite(e), e - x, 0.0).norm()) ** 2
+    g, reference = torch.where(finite, g, 0.0), torch.where(finite, reference, 0.0)
+    tally.diff_sq += float((g - reference).norm()) ** 2
+    tally.scale_sq += float(reference.norm()) ** 2
+    tally.max_expected = max(tally.max_expected, _max(reference.abs()))
+    tally.max_got = max(tally.max_got, _max(g.abs()))
+
+
+def _tally_ulps(tally: _Tally, start: int, g: torch.Tensor, e: torch.Tensor, x: torch.Tensor,
+                dtype: torch.dtype) -> None:
+    """Signed errors in ulps at the exact result, in the direction of its magnitude, where all three values are
+    finite and the exact result is in the normal range: the largest, and every step-th as a sample for the bias
+    test (with the original's own)."""
+    info = torch.finfo(dtype)
+    usable = torch.isfinite(g) & torch.isfinite(e) & (x.abs() >= info.tiny) & (x.abs() <= info.max)
+    units = ulp(x, dtype)
+    errors = torch.where(usable, (g - x) * x.sign() / units, 0.0)
+    tally.max_ulps = max(tally.max_ulps, _max(errors.abs()))
+    sample = usable & (torch.arange(start, start + g.numel()) % tally.step == 0)
+    tally.errors.append(errors[sample].float())
+    tally.own_errors.append(((e - x) * x.sign() / units)[sample].float())
+
+
+def _require_unbiased(index: int, tally: _Tally, tol: Tolerance, dtype: torch.dtype, errors: _Errors) -> float:
+    """Reject an output whose errors from the exact result lean one way: a constant factor (1 + 1e-3 in float16
+    is 1 to 2 ulps, within the element-wise bound) shifts the median signed error; rounding does not.
+
+    The limit is ``bias_ulps`` plus the original's own median signed error plus three standard errors of the
+    median (1.25 * spread / sqrt(n), spread = 1.4826 * the median absolute deviation), so that noisy but fair
+    errors pass; outputs with fewer than BIAS_MIN_SAMPLES usable values are not tested. Returns the median.
+    """
+    samples = torch.cat(tally.errors) if tally.errors else torch.empty(0)
+    if samples.numel() < BIAS_MIN_SAMPLES:
+        return 0.0
+    bias = float(samples.median())
+    own_bias = float(torch.cat(tally.own_errors).median())
+    spread = 1.4826 * float((samples - bias).abs().median())
+    limit = tol.bias_ulps + abs(own_bias) + 3.75 * spread / math.sqrt(samples.numel())
+    if abs(bias) > limit:
+        raise _Rejected(
+            "values", f"output {index} is biased",
+            f"every element is within the tolerance, but its errors from the exact result lean one way: their "
+            f"median is {bias:+.3g} ulps of {str(dtype).removeprefix('torch.')} (limit {limit:.3g}; the original's "
+            f"own median error is {own_bias:+.3g} ulps) over {samples.numel()} values, as a constant factor "
+            f"of about 1{bias * torch.finfo(dtype).eps * 0.75:+.1e} would give",
+            output_index=index, max_abs_error=errors.max_abs, max_rel_error=errors.max_rel,
+        )
+    return bias
+
+
+def _mismatch(index: int, tally: _Tally, numel: int, shape: tuple[int, ...], errors: _Errors) -> _Rejected:
+    first = _unravel(tally.first_bad, shape)
+    expected, got = tally.first_expected, tally.first_got
+    note = ""
+    if math.isnan(expected) != math.isnan(got):
+        note = " (NaN positions must match the reference)"
+    elif math.isinf(expected) or math.isinf(got):
+        note = " (±inf positions must match the reference)"
+    exact = "" if tally.first_exact is None or tally.first_exact == expected else \
+        f" (exact result {_fmt(tally.first_exact)})"
+    return _Rejected(
+        "values", f"output {index} differs at {tally.bad} of {numel} elements",
+        f"first at index {first}: expected {_fmt(expected)}{exact}, got {_fmt(got)}{note}; "
+        f"max abs error {errors.max_abs:.3g}",
+        output_index=index, max_abs_error=errors.max_abs, max_rel_error=errors.max_rel, mismatches=tally.bad,
+        first_mismatch=first, expected=expected, got=got,
+    )
+
+
+def _require_close_overall(index: int, tally: _Tally, tol: Tolerance, errors: _Errors, exact: bool) -> None:
+    """Reject outputs that pass only because the expected values are below ``atol`` (e.g. zeros).
+
+    A correct kernel's relative L2 error is a few rounding errors; this fails it only when its
+    outputs are tiny through cancellation of much larger intermediates. Against the exact result, twice the
+    original's own relative error is allowed on top.
+    """
+    scale = math.sqrt(tally.scale_sq)
+    if scale == 0.0:
+        return
+    relative = math.sqrt(tally.diff_sq) / scale
+    allowance = 2 * math.sqrt(tally.own_sq) / scale if exact else 0.0
+    limit = NORM_FACTOR * tol.rtol + allowance
+    if relative > limit:
+        raise _Rejected(
+            "values", f"output {index} is wrong as a whole",
+            f"every element is within the tolerance of the reference, but the relative L2 error is "
+            f"{relative:.3g} (limit {limit:.3g}); expected values reach {tally.max_expected:.3g}, "
+            f"got values reach {tally.max_got:.3g}",
+            output_index=index, max_abs_error=errors.max_abs, max_rel_error=errors.max_rel,
+        )
+
+
+def _scribble(outputs: tuple[torch.Tensor, ...]) -> None:
+    """Fill the reference's outputs with 0xFF bytes (NaN for floats, -1 for integers).
+
+    A candidate that kept a reference output, or is handed its freed memory by the allocator,
+    then finds garbage instead of the right answer.
+    """
+    for tensor in outputs:
+        storage = tensor.untyped_storage()
+        torch.empty(0, dtype=torch.uint8, device=tensor.device).set_(storage).fill_(0xFF)
+
+
+def _first(mask: torch.Tensor) -> tuple[int, ...]:
+    return _unravel(int(mask.reshape(-1).nonzero()[0]), tuple(mask.shape))
+
+
+def _unravel(flat: int, shape: tuple[int, ...]) -> tuple[int, ...]:
+    index = []
+    for size in reversed(shape):
+        index.append(flat % size)
+        flat //= size
+    return tuple(reversed(index))
+
+
+def _max(tensor: torch.Tensor) -> float:
+    return float(tensor.max()) if tensor.numel() else 0.0
+
+
+def _fmt(value) -> str:
+    if isinstance(value, torch.Tensor):
+        value = value.item()
+    return str(value) if isinstance(value, (bool, int)) else f"{value:.6g}"
+

@@ -1,0 +1,238 @@
+"""Compiling a region: its kernel through the shared dispatch path, its estimate against eager's, and at run time
+the RegionRunner that calls the kernel at the shapes it has passed at and the region's ATen ops otherwise."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+
+import torch
+import torch.fx
+from torch.fx.passes.utils.fuser_utils import fuse_as_graphmodule, topo_sort
+
+from torch_ascendgen.errors import AscendGenError, UnsupportedFunction
+from torch_ascendgen.frontends import guard
+from torch_ascendgen.frontends.dispatch import Kernels
+from torch_ascendgen.frontends.dynamo.options import BackendSettings
+from torch_ascendgen.frontends.dynamo.partition import FREE_OPS, node_name, without_broadcast_sources
+from torch_ascendgen.frontends.dynamo.report import RegionReport, warn
+from torch_ascendgen.pipeline import CompiledKernel
+from torch_ascendgen.targets.target import Target
+
+logger = logging.getLogger("torch_ascendgen")
+
+# An eager op is a kernel launch too, priced with the simulator cost model's own assumptions (cost_model.h), so a
+# region's kernel and its eager ops are compared on one scale: the launch, one block dispatched per 16 KB of its
+# result (up to the vector cores), one GM read latency, and its bytes at the HBM bandwidth. Its compute is not
+# counted: the estimate is a lower bound, and a kernel must beat it.
+EAGER_LAUNCH_NS = 3000.0
+EAGER_BLOCK_DISPATCH_NS = 40.0
+EAGER_BLOCK_BYTES = 16 * 1024
+GM_READ_LATENCY_CYCLES = 900.0
+
+
+class RegionRunner(torch.nn.Module):
+    """One region at run time: its kernel on the shapes it has passed at, its ATen ops eagerly otherwise.
+
+    Dispatch is by the inputs' shapes (dtypes and devices are fixed by the graph, which dynamo guards). A new
+    shape is verified before the kernel runs at it; a new rank or broadcast pattern is captured and compiled
+    again (the cache usually has it); whatever fails runs eagerly, with one log line.
+    """
+
+    def __init__(self, region: torch.fx.GraphModule, settings: BackendSettings, target: Target, name: str,
+                 single_output: bool):
+        super().__init__()
+        self.region = region
+        self.settings = settings
+        self.target = target
+        self.label = name
+        self.single = single_output
+        self.kernels = Kernels(name, settings.options)
+        self.dispatch: dict[tuple, Callable] = {}
+        self.logged: set[str] = set()
+        self.report = RegionReport(name, [node_name(n) for n in region.graph.nodes if n.op == "call_function"], False)
+
+    def forward(self, *inputs):
+        handler = self.dispatch.get(_dispatch_key(inputs))
+        if handler is None:
+            handler = self.prepare(inputs)
+        if handler == self._eager:
+            return handler(inputs)
+        try:
+            return handler(inputs)
+        except Exception as exc:  # noqa: BLE001 - a kernel's failure at run time: eager from now on (guard.py)
+            if self.settings.options.strict:
+                raise guard.typed(exc) from exc
+            self.dispatch[_dispatch_key(inputs)] = self._eager
+            warn(f"{self.label} runs eagerly at shapes {[list(t.shape) for t in inputs]}: its kernel failed: "
+                 f"{guard.reason(exc)}")
+            return self._eager(inputs)
+
+    def prepare(self, inputs) -> Callable:
+        """The handler for these inputs' shapes and layouts (the kernel, or the ATen ops eagerly), remembered."""
+        key = _dispatch_key(inputs)
+        try:
+            handler, _ = self.kernel_handler(inputs)
+        except Exception as exc:  # noqa: BLE001 - whatever fails (cache I/O, a build, the device): eager, never wrong
+            if self.settings.options.strict:
+                raise guard.typed(exc) from exc
+            if isinstance(exc, AscendGenError):
+                self._log(str(exc), tuple(t.shape for t in inputs))
+            else:
+                warn(f"{self.label} runs eagerly at shapes {[list(t.shape) for t in inputs]}: {guard.reason(exc)}")
+            handler = self._eager
+        self.dispatch[key] = handler
+        return handler
+
+    def kernel_handler(self, inputs) -> tuple[Callable, CompiledKernel]:
+        """The kernel's handler for these inputs' shapes (compiled, verified there); raises UnsupportedFunction."""
+        if any(not t.is_contiguous() for t in inputs):
+            raise UnsupportedFunction("it was given non-contiguous tensors; kernels take contiguous ones")
+        kernel = self.kernels.prepare(self.region, list(inputs), self.target)
+        op = kernel.op
+        if self.single:
+            return (lambda args: op(list(args))[0]), kernel.compiled
+        return (lambda args: tuple(op(list(args)))), kernel.compiled
+
+    def _eager(self, inputs):
+        return self.region(*inputs)
+
+    def _log(self, reason: str, shapes: tuple) -> None:
+        if reason not in self.logged:
+            self.logged.add(reason)
+            logger.warning("torch_ascendgen backend: %s runs eagerly at shapes %s: %s", self.label,
+                           [list(s) for s in shapes], reason)
+
+
+def _compile_region(graph: torch.fx.GraphModule, nodes: list[torch.fx.Node], settings: BackendSettings,
+                    target: Target, name: str) -> RegionRunner:
+    """The region as a RegionRunner, compiled at the graph's example shapes (its report filled in)."""
+    region, inputs, outputs = fuse_as_graphmodule(graph, topo_sort(nodes), "AscendgenRegion", dict.fromkeys(nodes))
+    runner = RegionRunner(region, settings, target, name, single_output=len(outputs) == 1)
+    report = runner.report
+    report.eager_ns = sum(eager_ns(node, target) for node in nodes)
+    ops = sum(1 for node in nodes if node_name(node) not in FREE_OPS)
+    if ops < settings.min_region_ops:
+        report.too_small = True
+        report.reason = (f"{ops} op(s), fewer than min_region_ops={settings.min_region_ops} (a kernel would move "
+                         "the bytes eager moves, plus a launch)")
+        return runner
+    if not all(_statically_contiguous(node.meta.get("val")) for node in [*inputs, *outputs]):
+        report.reason = ("its inputs or outputs are not contiguous in the graph (kernels take and make contiguous "
+                         "tensors)")
+        return runner
+    tensors = [_example(node.meta["val"]) for node in inputs]
+    started = time.perf_counter()
+    try:
+        handler, compiled = runner.kernel_handler(tensors)
+    except UnsupportedFunction as exc:
+        report.reason = str(exc)
+        return runner
+    except Exception as exc:  # noqa: BLE001 - anything else (cache I/O, a build, the device): eager, never wrong
+        if settings.options.strict:
+            raise guard.typed(exc) from exc
+        report.reason = guard.reason(exc)
+        if not isinstance(exc, AscendGenError):
+            warn(f"{name} stays eager: {report.reason}")
+        return runner
+    finally:
+        report.seconds = time.perf_counter() - started
+    report.origin, report.key = compiled.origin, compiled.runner.task.key
+    report.kernel_ns = _kernel_ns(compiled, tensors)
+    if report.kernel_ns is None or report.kernel_ns > report.eager_ns:
+        estimate = "no estimate" if report.kernel_ns is None else f"an estimated {report.kernel_ns / 1000:.2f} us"
+        report.reason = (f"its kernel ({estimate}) is not faster than eager ({report.eager_ns / 1000:.2f} us "
+                         "estimated) at the graph's shapes")
+        return runner
+    runner.dispatch[_dispatch_key(tensors)] = handler
+    report.kernel = True
+    return runner
+
+
+def compile_with_fallback(graph: torch.fx.GraphModule, nodes: list[torch.fx.Node], settings: BackendSettings,
+                          target: Target, label: str) -> list[tuple[list[torch.fx.Node], RegionRunner]]:
+    """The region compiled; when it gets no kernel (too large a broadcast pattern for the generator, say), its
+    parts without the ops that read broadcast inputs, each compiled on its own. The original's report when no
+    part does better."""
+    runner = _compile_region(graph, nodes, settings, target, label)
+    chosen = [(nodes, runner)]
+    if not runner.report.kernel and not runner.report.too_small:
+        parts = [(part, _compile_region(graph, part, settings, target, f"{label}.{i}"))
+                 for i, part in enumerate(without_broadcast_sources(nodes))]
+        if any(r.report.kernel for _, r in parts):
+            chosen = parts
+    for _, region in chosen:  # one line for each region that stays eager
+        if not region.report.kernel:
+            if settings.options.strict and not region.report.too_small:
+                raise AscendGenError(f"torch_ascendgen backend (strict): {region.label} "
+                                     f"({', '.join(region.report.ops)}) got no kernel: {region.report.reason}")
+            log = logger.info if region.report.too_small else logger.warning
+            log("torch_ascendgen backend: %s stays eager: %s", region.label, region.report.reason)
+    return chosen
+
+
+def _dispatch_key(inputs) -> tuple:
+    """What decides a region's handler: each input's shape and whether it is contiguous (a permuted input must
+    not reach a kernel verified on contiguous ones: its output would have other strides than eager's)."""
+    return tuple([(t.shape, t.is_contiguous()) for t in inputs])
+
+
+def _statically_contiguous(value) -> bool:
+    if not isinstance(value, torch.Tensor):
+        return False
+    try:
+        return bool(value.is_contiguous())
+    except Exception:  # noqa: BLE001 - a symbolic layout that cannot be decided: not a kernel's
+        return False
+
+
+def _example(value) -> torch.Tensor:
+    """A real tensor like a (fake, maybe symbolic) graph value, with random values: what capture needs."""
+    shape = [_size_hint(size) for size in value.shape]
+    device = torch.device("cpu") if value.device.type == "meta" else value.device
+    if value.dtype == torch.bool:
+        return torch.rand(shape, device=device) > 0.5
+    return torch.randn(shape, device=device).to(value.dtype)
+
+
+def _kernel_ns(compiled: CompiledKernel, tensors: list[torch.Tensor]) -> float | None:
+    """The kernel's NPU time at these shapes (the simulator's estimate, or the NPU timing of its cache entry)."""
+    return compiled.target.kernel_ns(compiled.runner, compiled.entry.meta, tensors)
+
+
+def eager_ns(node: torch.fx.Node, target: Target) -> float:
+    """Eager's estimate for one op (see EAGER_LAUNCH_NS): a launch, its blocks' dispatch, a GM latency and its
+    bytes at the HBM bandwidth. Views and getitems are free. Compute is not counted (a lower bound)."""
+    from torch_ascendgen.targets.soc import get_soc
+
+    if node.op != "call_function" or node_name(node) in FREE_OPS or _is_view(node):
+        return 0.0
+    soc = get_soc(target.soc)
+    moved = sum(_bytes(a.meta.get("val")) for a in node.all_input_nodes)
+    value = node.meta.get("val")
+    written = sum(_bytes(v) for v in (value if isinstance(value, (tuple, list)) else (value,)))
+    blocks = min(soc.vector_cores, max(1, -(-written // EAGER_BLOCK_BYTES)))
+    return (EAGER_LAUNCH_NS + blocks * EAGER_BLOCK_DISPATCH_NS + GM_READ_LATENCY_CYCLES / soc.clock_ghz
+            + (moved + written) / soc.hbm_gb_per_s)  # GB/s == bytes/ns
+
+
+def _is_view(node: torch.fx.Node) -> bool:
+    schema = getattr(node.target, "_schema", None)
+    return bool(schema and schema.returns and schema.returns[0].alias_info is not None)
+
+
+def _bytes(value) -> int:
+    if not isinstance(value, torch.Tensor):
+        return 0
+    count = 1
+    for size in value.shape:
+        count *= _size_hint(size)
+    return count * value.element_size()
+
+
+def _size_hint(size) -> int:
+    """A size of the example inputs (a symbolic size's hint: the size dynamo traced with)."""
+    from torch.fx.experimental.symbolic_shapes import optimization_hint
+
+    return optimization_hint(size, fallback=8) if isinstance(size, torch.SymInt) else int(size)

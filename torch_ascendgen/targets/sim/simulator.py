@@ -1,0 +1,267 @@
+"""Compile AscendC kernel source for the CPU simulator and launch it on CPU tensors.
+
+    kernel = compile_kernel(source, entry="add_custom")
+    report = kernel.launch(8, x, y, z)             # in this process
+    report = kernel.launch_isolated(8, x, y, z)    # in a child process with a time limit
+
+Arguments map one to one onto the kernel's parameters: a contiguous CPU tensor (or bytes, for
+tiling data) for each GM_ADDR, None for a null pointer, Python numbers for scalar parameters
+and bytes or a ctypes structure for a struct passed by value.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import re
+import struct
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from torch_ascendgen import config
+from torch_ascendgen.errors import KernelArgumentError, SimulatorError
+from torch_ascendgen.targets.runtime import build_runtime_module, load_library, use_runtime_module
+from torch_ascendgen.targets.sandbox import run_in_child
+from torch_ascendgen.targets.sim.build import SimBuild, build_sim_kernel
+from torch_ascendgen.targets.soc import get_soc
+
+CONTRACT_EXPORT = '\n#include "sim/contract_export.h"\n'  # after the source: line numbers stay
+
+ARG_POINTER, ARG_INT, ARG_UINT, ARG_FLOAT, ARG_STRUCT = range(5)
+_KIND_NAMES = {ARG_POINTER: "pointer (GM_ADDR)", ARG_INT: "signed integer", ARG_UINT: "unsigned integer",
+               ARG_FLOAT: "floating-point", ARG_STRUCT: "struct"}
+
+_ENTRY_RE = re.compile(
+    r'extern\s+"C"\s+(?:__global__\s+|__aicore__\s+|__vector__\s+|__cube__\s+|inline\s+)*void\s+([A-Za-z_]\w*)\s*\('
+)
+
+SUPPORTED_DTYPES = {torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int8, torch.uint8,
+                    torch.int16, torch.int32, torch.int64, torch.bool}
+
+
+@dataclass(frozen=True)
+class RunReport:
+    """What one launch did: per-core counters and the estimated NPU time."""
+
+    soc: str
+    block_dim: int
+    estimated_ns: float  # cost-model estimate of the NPU time, launch overhead included
+    launch_ns: float
+    hbm_bound_ns: float  # the chip's GM bandwidth floor for the bytes moved
+    cores: list[dict] = field(repr=False)
+
+    @property
+    def gm_bytes(self) -> int:
+        return sum(c["gm_to_ub_bytes"] + c["ub_to_gm_bytes"] for c in self.cores)
+
+    def vector_ops(self) -> dict[str, tuple[int, int]]:
+        """Instructions and repeats per op, summed over cores."""
+        total: dict[str, tuple[int, int]] = {}
+        for core in self.cores:
+            for name, (instrs, repeats) in core["vector_ops"].items():
+                before = total.get(name, (0, 0))
+                total[name] = (before[0] + instrs, before[1] + repeats)
+        return total
+
+
+@dataclass(frozen=True)
+class Tiling:
+    """What a contract kernel's host tiling function returned for one set of shapes."""
+
+    data: bytes  # the TilingData bytes
+    block_dim: int  # 0: the kernel cannot handle these shapes
+    workspace_bytes: int
+
+
+def find_entry(source: str) -> str:
+    """The kernel entry's name, when the source declares exactly one."""
+    names = list(dict.fromkeys(_ENTRY_RE.findall(source)))
+    if len(names) == 1:
+        return names[0]
+    if not names:
+        raise KernelArgumentError(
+            'no kernel entry found: declare one as extern "C" __global__ __aicore__ void name(GM_ADDR ...)'
+        )
+    raise KernelArgumentError(f"the source declares several kernel entries ({', '.join(names)}); pass entry=")
+
+
+class SimKernel:
+    """A kernel built for the simulator, ready to launch."""
+
+    def __init__(self, build: SimBuild, source: str, filename: str):
+        self.build = build
+        self.source = source
+        self.filename = filename
+        self._loaded = None
+
+    @property
+    def _library(self):
+        """The library, loaded into this process on first in-process use (never by launch_isolated):
+        loading runs the kernel's static initialisers, which untrusted code must not run here."""
+        if self._loaded is None:
+            self._loaded = load_library(str(self.build.library))
+        return self._loaded
+
+    @property
+    def params(self) -> list[tuple[int, int]]:
+        """(kind, size) of each kernel parameter."""
+        return [tuple(a) for a in self._library.args]
+
+    @property
+    def entry(self) -> str:
+        return self.build.entry
+
+    def tiling(self, shapes: list[list[int]], soc: str | None = None) -> Tiling:
+        """Run the kernel contract's host tiling function for these shapes (inputs, then outputs)."""
+        profile = get_soc(soc or config.default_soc())
+        if not self._library.has_tiling:
+            raise KernelArgumentError(f"{self.entry} was not built with the kernel contract's tiling function")
+        data, blocks, workspace = self._library.tiling(profile.vector_cores, [list(map(int, s)) for s in shapes])
+        return Tiling(data, blocks, workspace)
+
+    def launch(self, block_dim: int, *args: Any, soc: str | None = None, counters: bool = True,
+               checked: bool = False, block_order_seed: int = 0, labels: Sequence[str] = ()) -> RunReport:
+        """Run on ``block_dim`` logical cores in this process; raise SimulatorError on a rule violation.
+
+        ``counters=False`` leaves the report's per-core counters empty (the estimate is still made):
+        a kernel op's calls need only the outputs.
+
+        ``checked=True`` hands the kernel GM (and UB) addresses that nothing can dereference: only the
+        simulator's API reaches the data, so any raw-pointer access faults, and a handler installed for
+        it writes which argument, offset and code to stderr before the process dies. Use it only in an
+        expendable process (a sandboxed child or worker), never in the user's. ``labels`` name the
+        arguments in that report ("input 0"). ``block_order_seed``: 0 hands blocks to cores in order,
+        anything else in an order drawn from it."""
+        profile = get_soc(soc or config.default_soc())
+        if not isinstance(block_dim, int) or block_dim < 1 or block_dim > 65535:
+            raise KernelArgumentError(f"block_dim must be an int from 1 to 65535, got {block_dim!r}")
+        values, regions, keep_alive = self._marshal(args)
+        result = self._library.run(block_dim, _sim_dict(profile), values, regions, counters, checked,
+                                   block_order_seed & (2**64 - 1), list(labels))
+        del keep_alive
+        if result["status"] == 1:
+            raise self._diagnostic(result["diagnostic"])
+        if result["status"] != 0:
+            raise SimulatorError("launch_failed", f"an exception escaped {self.entry} or the simulator while it ran "
+                                 f"(status {result['status']}); kernels must not throw or allocate memory")
+        return RunReport(profile.name, block_dim, result["est_ns"], result["est_launch_ns"], result["est_hbm_ns"],
+                         result["cores"])
+
+    def launch_isolated(self, block_dim: int, *args: Any, soc: str | None = None,
+                        timeout: float | None = None, checked: bool = False) -> RunReport:
+        """Like launch, in a child process with a time limit; tensor arguments receive the results."""
+        limit = config.run_timeout_s() if timeout is None else timeout
+        runtime = str(build_runtime_module())  # the sandboxed child only loads it
+        report, after = run_in_child(_launch_in_child, self.build, self.source, self.filename, block_dim, list(args),
+                                     soc, runtime, checked, timeout=limit, what=f"kernel {self.entry}")
+        for before, result in zip(args, after):
+            if isinstance(before, torch.Tensor):
+                before.copy_(result)
+        return report
+
+    def _marshal(self, args: tuple) -> tuple[list[bytes], list[tuple[int, int, int]], list]:
+        if len(args) != len(self.params):
+            kinds = ", ".join(_KIND_NAMES[k] for k, _ in self.params)
+            raise KernelArgumentError(f"{self.entry} takes {len(self.params)} arguments ({kinds}), got {len(args)}")
+        values, regions, keep_alive = [], [], []
+        for index, ((kind, size), arg) in enumerate(zip(self.params, args)):
+            if kind == ARG_POINTER:
+                address, nbytes, holder = _gm_buffer(arg, index, self.entry)
+                keep_alive.append(holder)
+                if address:
+                    regions.append((address, nbytes, index))
+                values.append(struct.pack("<Q", address))
+            else:
+                values.append(_scalar_bytes(kind, size, arg, index, self.entry))
+        return values, regions, keep_alive
+
+    def _diagnostic(self, diag: dict) -> SimulatorError:
+        line = diag["line"]
+        from_kernel = diag["file"].endswith("kernel.cpp") or diag["file"] == self.filename
+        source_line = ""
+        if from_kernel and 0 < line <= len(self.source.splitlines()):
+            source_line = self.source.splitlines()[line - 1]
+        file = self.filename if from_kernel else diag["file"]
+        return SimulatorError(diag["kind"], diag["message"], file, line, diag["block"], source_line)
+
+
+@functools.cache
+def _sim_dict(profile) -> dict:
+    return profile.as_sim_dict()
+
+
+def compile_kernel(source: str, entry: str | None = None, *, filename: str = "kernel.cpp",
+                   contract: bool = False) -> SimKernel:
+    """Build ``source`` for the simulator (or reuse an identical earlier build) and load it.
+
+    ``filename`` is what diagnostics call the source file. ``contract``: the source follows the
+    kernel contract (generate.py), whose host tiling function is then exported too.
+    """
+    name = entry or find_entry(source)
+    if not re.fullmatch(r"[A-Za-z_]\w*", name):
+        raise KernelArgumentError(f"entry {name!r} is not a C identifier")
+    built = source + CONTRACT_EXPORT if contract else source
+    return SimKernel(build_sim_kernel(built, name), source, filename)
+
+
+def _launch_in_child(build: SimBuild, source: str, filename: str, block_dim: int, args: list, soc: str | None,
+                     runtime_library: str, checked: bool = False):
+    use_runtime_module(runtime_library)
+    kernel = SimKernel(build, source, filename)
+    report = kernel.launch(block_dim, *args, soc=soc, checked=checked)
+    return report, [a if isinstance(a, torch.Tensor) else None for a in args]
+
+
+def _gm_buffer(arg: Any, index: int, entry: str) -> tuple[int, int, Any]:
+    """(address, bytes, object to keep alive) for a GM_ADDR argument."""
+    if arg is None:
+        return 0, 0, None
+    if isinstance(arg, torch.Tensor):
+        if arg.device.type != "cpu":
+            raise KernelArgumentError(
+                f"argument {index} of {entry} is on {arg.device}; the simulator runs on CPU tensors (.cpu() it, "
+                "or use the npu target)"
+            )
+        if not arg.is_contiguous():
+            raise KernelArgumentError(f"argument {index} of {entry} is not contiguous; pass tensor.contiguous()")
+        if arg.dtype not in SUPPORTED_DTYPES:
+            raise KernelArgumentError(f"argument {index} of {entry} has dtype {arg.dtype}, "
+                                      "which AscendC has no type for")
+        return (arg.data_ptr() if arg.numel() else 0), arg.numel() * arg.element_size(), arg
+    if isinstance(arg, ctypes.Structure):
+        arg = bytes(arg)
+    if isinstance(arg, (bytes, bytearray, memoryview)):
+        data = bytes(arg)
+        buffer = torch.frombuffer(bytearray(data), dtype=torch.uint8) if data else torch.empty(0, dtype=torch.uint8)
+        return (buffer.data_ptr() if data else 0), len(data), buffer
+    raise KernelArgumentError(
+        f"argument {index} of {entry} is a GM_ADDR parameter; pass a CPU tensor, bytes (tiling data) or None, "
+        f"not {type(arg).__name__}"
+    )
+
+
+_INT_FORMATS = {1: "b", 2: "h", 4: "i", 8: "q"}
+_FLOAT_FORMATS = {2: "e", 4: "f", 8: "d"}
+
+
+def _scalar_bytes(kind: int, size: int, arg: Any, index: int, entry: str) -> bytes:
+    try:
+        if kind == ARG_STRUCT:
+            data = bytes(arg) if isinstance(arg, (ctypes.Structure, bytes, bytearray, memoryview)) else None
+            if data is None or len(data) != size:
+                raise KernelArgumentError(
+                    f"argument {index} of {entry} is a {size}-byte struct passed by value; pass exactly {size} bytes "
+                    "or a ctypes.Structure of that size"
+                )
+            return data
+        if kind == ARG_FLOAT:
+            return struct.pack("<" + _FLOAT_FORMATS[size], float(arg))
+        if isinstance(arg, float) or not isinstance(arg, (int, bool)):
+            raise KernelArgumentError(f"argument {index} of {entry} is an integer parameter; got {arg!r}")
+        code = _INT_FORMATS[size]
+        return struct.pack("<" + (code if kind == ARG_INT else code.upper()), int(arg))
+    except struct.error as exc:
+        raise KernelArgumentError(f"argument {index} of {entry}: {arg!r} does not fit the parameter ({exc})") from None
