@@ -1,37 +1,40 @@
-"""Build the seed kernels in the repository's ``cache/`` directory.
+"""Verify the seed kernels in the repository's ``cache/`` directory and write their index.
 
 A seed is a hand-written AscendC kernel for a pattern users hit often (RMS norm, layer norm,
 softmax, GELU, SwiGLU's gate, add + RMS norm). For each seed this script:
 
 1. captures the PyTorch function on its example inputs (one example per rank pattern the seed
    is published for), which gives the task key and the canonical graph text;
-2. reads the kernel source from ``tools/seeds/<source>.cpp`` and writes the seed's settings
-   (dtype, epsilon) into its ``// <<config ... // >>config`` region;
+2. reads the kernel source from ``cache/<source>.cpp`` and writes the seed's settings
+   (dtype, epsilon) into its ``// <<config ... // >>config`` region (`torch_ascendgen.cache.with_config`);
 3. verifies it on the simulator with the full input sets the pipeline uses (normal, edge and
    non-finite values, tail shapes, a shape spread over more blocks than cores);
 4. estimates its NPU time on the simulator at the example shapes and compares it with every
    variant the built-in generator proposes for the same task;
-5. publishes it into ``cache/`` under the task key, in the on-disk cache's entry format.
+5. publishes it: a record in ``cache/seeds.json`` under the task key (source, config, the sha256
+   of the kernel they make, the meta above), from which `torch_ascendgen.cache.SeedStore` derives
+   the seed's cache entry. The index is all this script writes.
 
 It refuses to publish a seed that fails verification or is not faster than the built-in
-generator's best variant. A run over all seeds also removes the entries of ``cache/`` that no
-passing seed produces (stale ones included), so ``cache/`` holds exactly what this script vouches for.
+generator's best variant. A run over all seeds writes an index of exactly the passing ones (stale
+records go), so ``cache/seeds.json`` holds exactly what this script vouches for; a run over some
+seeds replaces only their records.
 
     python tools/make_seeds.py              # verify, compare and publish every seed
     python tools/make_seeds.py --check      # verify and compare only; publish nothing
     python tools/make_seeds.py rms_norm_f16 softmax_f32
 
-tests/test_seeds.py imports this module: ``SEEDS`` and ``seed_tasks`` are its interface.
+tests/pipeline/test_seeds.py imports this module: ``SEEDS`` and ``seed_tasks`` are its interface.
 """
 
 from __future__ import annotations
 
 import argparse
-import shutil
+import json
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import torch
 import torch.nn.functional as F
@@ -40,16 +43,14 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 import torch_ascendgen  # noqa: E402
-from torch_ascendgen.builtin_generator import generate_builtin  # noqa: E402
-from torch_ascendgen.cache import KernelCache, entry_directory, seeds_dir  # noqa: E402
+from torch_ascendgen.cache import SEED_INDEX, seed_record, seed_source, write_seed_index  # noqa: E402
 from torch_ascendgen.capture import KernelTask, capture  # noqa: E402
-from torch_ascendgen.generate import ENTRY  # noqa: E402
-from torch_ascendgen.pipeline import Options  # noqa: E402
-from torch_ascendgen.runtime import ContractKernel, ShapeDeclined  # noqa: E402
-from torch_ascendgen.search import verify_in_process  # noqa: E402
-from torch_ascendgen.verify import make_input_sets  # noqa: E402
+from torch_ascendgen.evaluate.verify import make_input_sets, verify_loaded  # noqa: E402
+from torch_ascendgen.generators.builtin.generator import generate_builtin  # noqa: E402
+from torch_ascendgen.records import ENTRY, Options  # noqa: E402
+from torch_ascendgen.targets.runtime import ContractKernel, ShapeDeclined  # noqa: E402
 
-SOURCES = REPO / "tools" / "seeds"
+SOURCES = REPO / "cache"
 SOC = "Ascend910B2"
 
 
@@ -112,13 +113,18 @@ class Seed:
 
     name: str
     function: Callable
-    source: str  # tools/seeds/<source>.cpp
+    source: str  # cache/<source>.cpp
     config: str  # the text of the source's config region
     examples: tuple[tuple[torch.Tensor, ...], ...] = field(repr=False)
     description: str = ""
 
-    def source_text(self) -> str:
-        return with_config((SOURCES / f"{self.source}.cpp").read_text(), self.config)
+    @property
+    def source_file(self) -> str:
+        return f"{self.source}.cpp"
+
+    def source_text(self, root: Path = SOURCES) -> str:
+        """The kernel: the source with this seed's config, as `SeedStore` derives it."""
+        return seed_source(root, self.source_file, self.config)
 
 
 def _norm_examples(hidden, dtype, extra_full=0, extra_vectors=0):
@@ -152,11 +158,13 @@ SEEDS: tuple[Seed, ...] = (
     Seed("add_rms_norm_f16", add_rms_norm, "add_rms_norm", "using T = half;\nconstexpr float EPS = 1e-06f;",
          _norm_examples(4096, torch.float16, extra_full=1),
          "residual add, then RMS norm (Llama form, eps 1e-6) over the last dim, float16"),
-    Seed("add_rms_norm_f16_eps1e-5", add_rms_norm_eps5, "add_rms_norm", "using T = half;\nconstexpr float EPS = 1e-05f;",
+    Seed("add_rms_norm_f16_eps1e-5", add_rms_norm_eps5, "add_rms_norm",
+         "using T = half;\nconstexpr float EPS = 1e-05f;",
          _norm_examples(4096, torch.float16, extra_full=1),
          "residual add, then RMS norm (Llama form, eps 1e-5) over the last dim, float16"),
     Seed("layer_norm_f32", layer_norm, "layer_norm", "using T = float;\nconstexpr float EPS = 1e-05f;",
-         _norm_examples(768, torch.float32, extra_vectors=1), "layer norm over the last dim with weight and bias, float32"),
+         _norm_examples(768, torch.float32, extra_vectors=1),
+         "layer norm over the last dim with weight and bias, float32"),
     Seed("layer_norm_f16", layer_norm, "layer_norm", "using T = half;\nconstexpr float EPS = 1e-05f;",
          _norm_examples(768, torch.float16, extra_vectors=1),
          "layer norm over the last dim with weight and bias, float16 (computed in float)"),
@@ -173,12 +181,6 @@ SEEDS: tuple[Seed, ...] = (
     Seed("softmax_f16_upcast", softmax_upcast, "softmax", "using T = half;", _softmax_examples(torch.float16),
          "softmax over the last dim in float32 of float16 scores, cast back to float16 (Llama eager attention)"),
 )
-
-
-def with_config(text: str, config: str) -> str:
-    """``text`` with the lines between ``// <<config`` and ``// >>config`` replaced by ``config``."""
-    start, end = text.index("// <<config\n") + len("// <<config\n"), text.index("// >>config")
-    return text[:start] + config.rstrip("\n") + "\n" + text[end:]
 
 
 def seed_tasks(seed: Seed) -> list[KernelTask]:
@@ -213,7 +215,7 @@ class Evaluation:
 
 
 def build(source: str):
-    from torch_ascendgen.simulator import compile_kernel
+    from torch_ascendgen.targets.sim.simulator import compile_kernel
 
     return compile_kernel(source, ENTRY, contract=True)
 
@@ -251,7 +253,7 @@ def evaluate(seed: Seed, task: KernelTask, kernel, variants: int | None = None, 
     variants (or those labelled ``labels``)."""
     sets = make_input_sets(task.inputs, task.traced_shapes, generic=not task.specialized)
     runner = ContractKernel(kernel, task, soc)
-    verdict = verify_in_process(seed.function, runner, sets, None)
+    verdict = verify_loaded(seed.function, runner, sets, None)
     names = tuple(s.name for s in sets)
     if not verdict.ok:
         return Evaluation(task, False, verdict.reason, (), names, None, ())
@@ -261,6 +263,7 @@ def evaluate(seed: Seed, task: KernelTask, kernel, variants: int | None = None, 
 
 
 def meta_for(seed: Seed, evaluation: Evaluation, soc: str = SOC) -> dict:
+    """The seed entry's meta, but "source" and "config", which its index record holds."""
     task = evaluation.task
     return {
         "category": task.category,
@@ -269,14 +272,12 @@ def meta_for(seed: Seed, evaluation: Evaluation, soc: str = SOC) -> dict:
         "task": task.graph_text,
         "inputs": [s.text() for s in task.inputs],
         "outputs": [s.text() for s in task.outputs],
-        "source": f"tools/seeds/{seed.source}.cpp",
-        "config": seed.config,
         "generator": "seed",
         "project_version": torch_ascendgen.__version__,
         "torch_version": torch.__version__.split("+")[0],
         "traced_shapes": [list(s) for s in task.traced_shapes],
         "verified": {
-            "how": "torch_ascendgen.search.verify_in_process on make_input_sets(task.inputs, task.traced_shapes, "
+            "how": "torch_ascendgen.evaluate.verify.verify_loaded on make_input_sets(task.inputs, task.traced_shapes, "
                    "generic=not task.specialized), default dtype tolerances, simulator",
             "soc": soc,
             "input_sets": list(evaluation.input_sets),
@@ -296,26 +297,24 @@ def meta_for(seed: Seed, evaluation: Evaluation, soc: str = SOC) -> dict:
 # ---- publishing -----------------------------------------------------------------------------------------
 
 
-def publish(seed: Seed, evaluation: Evaluation, source: str, root: Path) -> None:
-    """Replace the task's entry in ``root`` with this seed."""
-    key = evaluation.task.key
-    shutil.rmtree(entry_directory(root, key), ignore_errors=True)
-    KernelCache(root).publish(key, {"kernel.cpp": source.encode()}, meta_for(seed, evaluation))
+def read_index(root: Path) -> dict:
+    """The records of ``<root>/seeds.json`` by task key ({} when there is none)."""
+    path = root / SEED_INDEX
+    return json.loads(path.read_text(encoding="utf-8"))["seeds"] if path.exists() else {}
 
 
-def prune(root: Path, keep: set[str]) -> list[Path]:
-    """Remove what ``root`` holds besides the entries (and their lock files) whose key is in ``keep``."""
-    wanted = keep | {f"{key}.lock" for key in keep}
-    removed = []
-    for path in sorted(root.glob("??/*")):
-        if path.name in wanted:
-            continue
-        shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)
-        removed.append(path)
-    for directory in root.glob("??"):
-        if directory.is_dir() and not any(directory.iterdir()):
-            directory.rmdir()
-    return removed
+def record_for(seed: Seed, evaluation: Evaluation, root: Path) -> dict:
+    """The seed's index record for the evaluated task."""
+    return seed_record(root, seed.source_file, seed.config, meta_for(seed, evaluation))
+
+
+def write_index(root: Path, records: dict, whole: bool) -> None:
+    """Write ``records`` as the index; unless ``whole``, the other seeds' records stay. Says what went."""
+    old = read_index(root)
+    new = records if whole else {**old, **records}
+    for key in sorted(old.keys() - new.keys()):
+        print(f"removed {old[key]['meta'].get('name')} [{key[:12]}] from {SEED_INDEX}")
+    write_seed_index(root, dict(sorted(new.items())))
 
 
 def _line(seed: Seed, evaluation: Evaluation) -> str:
@@ -333,17 +332,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("names", nargs="*", help="seeds to build (default: all)")
     parser.add_argument("--check", action="store_true", help="verify and compare only; publish nothing")
-    parser.add_argument("--root", type=Path, default=None, help="where to publish (default: the repository's cache/)")
+    parser.add_argument("--root", type=Path, default=None,
+                        help="the seed folder: its sources are read and its index written "
+                             "(default: the repository's cache/)")
     args = parser.parse_args(argv)
     unknown = set(args.names) - {s.name for s in SEEDS}
     if unknown:
         parser.error(f"unknown seeds {sorted(unknown)}; known: {[s.name for s in SEEDS]}")
-    root = args.root or seeds_dir()
+    root = args.root or SOURCES
     chosen = [s for s in SEEDS if not args.names or s.name in args.names]
     failures = 0
-    keep = set()
+    records = {}
     for seed in chosen:
-        source = seed.source_text()
+        source = seed.source_text(root)
         kernel = build(source)
         for task in seed_tasks(seed):
             evaluation = evaluate(seed, task, kernel)
@@ -353,12 +354,9 @@ def main(argv: list[str] | None = None) -> int:
                 if evaluation.ok:
                     print("  not published: not faster than the built-in generator's best variant", flush=True)
                 continue
-            keep.add(task.key)
-            if not args.check:
-                publish(seed, evaluation, source, root)
-    if not args.check and not args.names:  # what no passing seed produces goes, stale entries included
-        for path in prune(root, keep):
-            print(f"removed {path.relative_to(root)}")
+            records[task.key] = record_for(seed, evaluation, root)
+    if not args.check:
+        write_index(root, records, whole=not args.names)
     if failures:
         print(f"{failures} seed task(s) not published")
     return 1 if failures else 0

@@ -14,8 +14,10 @@ A `filelock` per key makes concurrent processes that miss on the same key genera
 
     entry = cache.get_or_create(key, lambda: (files, meta))
 
-Seeds (`SeedStore`) use the same format, keyed by the task key alone: they hold no library and
-are valid for any target, so they are built and verified on first use.
+Seeds (`SeedStore`) are the same `CacheEntry` objects, keyed by the task key alone: they hold no
+library and are valid for any target, so they are built and verified on first use. They are not
+stored as entries: each seed's source exists once, beside an index that says which task keys it
+serves and with which configuration, and the entries are derived from the two (see `SeedStore`).
 """
 
 from __future__ import annotations
@@ -28,19 +30,25 @@ import shutil
 import time
 import uuid
 import warnings
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
 
 from filelock import FileLock
 
-from . import config
+from torch_ascendgen import config, version
 
 SOURCE_FILE = "kernel.cpp"
 LIBRARY_FILE = "kernel.so"
 META_FILE = "meta.json"
 MANIFEST_FILE = "manifest.json"
 MANIFEST_FORMAT = 1
+SEED_INDEX = "seeds.json"
+SEED_INDEX_FORMAT = 1
+SEED_REPOSITORY_DIR = "cache"  # where the seed folder is in the repository; meta["source"] names the file there
+CONFIG_START, CONFIG_END = "// <<config\n", "// >>config"
+PART_MARKER = "// @part "  # a line of a seed source: the part of that name stands there
+PARTS_DIR, PART_SUFFIX = "parts", ".inc"  # a part is <seed folder>/parts/<name>.inc
 
 Files = Mapping[str, bytes | Path]
 
@@ -71,9 +79,7 @@ def cache_key(task_key: str, target: str, generator: str) -> str:
     names the SoC, CANN and torch_npu versions (or the simulator and compiler); ``generator``
     names the builtin lowering's version or the model and prompt version.
     """
-    import torch_ascendgen  # read at call time: the package defines __version__ after its imports
-
-    parts = {"task": task_key, "target": target, "generator": generator, "project": torch_ascendgen.__version__}
+    parts = {"task": task_key, "target": target, "generator": generator, "project": version.__version__}
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 
 
@@ -193,24 +199,126 @@ class KernelCache:
 
 
 class SeedStore:
-    """Seed kernels shipped with the project, in the cache's entry format, keyed by task key. Read-only."""
+    """Seed kernels shipped with the project, keyed by task key. Read-only.
+
+    ``<root>/seeds.json`` (written by tools/make_seeds.py) maps each task key to a record: ``source``, a
+    kernel source file beside the index (its shared code in ``<root>/parts``, see `with_parts`); ``config``, the text
+    written into its config region (`with_config`; None for a source without one); ``sha256`` of the kernel that makes;
+    and ``meta``. The entry of a key is derived from its record on every lookup; its ``directory`` is the seed folder. A
+    record whose kernel does not match its sha256 (an edited source, a damaged index) is skipped with a
+    `CacheCorruptionWarning`, like a damaged read-only entry.
+    """
 
     def __init__(self, root: Path | None = None):
         self.root = Path(root) if root is not None else seeds_dir()
 
     def lookup(self, task_key: str) -> CacheEntry | None:
-        return _load_or_skip(entry_directory(self.root, task_key), task_key)
+        record = self._records().get(task_key)
+        return None if record is None else self._entry_or_skip(task_key, record)
 
     def all(self, category: str | None = None) -> list[CacheEntry]:
         """Every intact seed (optionally only those whose meta["category"] is ``category``), by key."""
-        entries = []
-        for manifest in sorted(self.root.glob(f"??/*/{MANIFEST_FILE}")):
-            if "." in manifest.parent.name:  # not an entry (a set-aside or temporary directory)
-                continue
-            entry = _load_or_skip(manifest.parent, manifest.parent.name)
-            if entry is not None and (category is None or entry.meta.get("category") == category):
-                entries.append(entry)
-        return entries
+        entries = (self._entry_or_skip(key, record) for key, record in sorted(self._records().items()))
+        return [e for e in entries if e is not None and (category is None or e.meta.get("category") == category)]
+
+    def _records(self) -> dict:
+        path = self.root / SEED_INDEX
+        if not path.exists():
+            return {}
+        try:
+            index = json.loads(path.read_text(encoding="utf-8"))
+            if index["format"] != SEED_INDEX_FORMAT:
+                raise ValueError(f"format {index['format']!r}; this version reads format {SEED_INDEX_FORMAT}")
+            if not isinstance(index["seeds"], dict):
+                raise TypeError(f"its seeds are a {type(index['seeds']).__name__}, not an object")
+            return index["seeds"]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            warnings.warn(f"torch_ascendgen: skipping the seed index {path} ({type(exc).__name__}: {exc}); "
+                          "rebuild it with `python tools/make_seeds.py`", CacheCorruptionWarning, stacklevel=3)
+            return {}
+
+    def _entry_or_skip(self, key: str, record: dict) -> CacheEntry | None:
+        try:
+            return self._entry(key, record)
+        except _CorruptEntry as exc:
+            warnings.warn(f"torch_ascendgen: skipping damaged seed {key[:12]} of {self.root / SEED_INDEX} ({exc})",
+                          CacheCorruptionWarning, stacklevel=3)
+            return None
+
+    def _entry(self, key: str, record: dict) -> CacheEntry:
+        try:
+            source = seed_source(self.root, record["source"], record["config"])
+            if _text_sha256(source) != record["sha256"]:
+                raise _CorruptEntry(f"{record['source']} with its config does not match the sha256 in {SEED_INDEX}; "
+                                    "rebuild the index with `python tools/make_seeds.py`")
+            meta = {**record["meta"], "source": f"{SEED_REPOSITORY_DIR}/{record['source']}", "config": record["config"]}
+        except _CorruptEntry:
+            raise
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise _CorruptEntry(f"{type(exc).__name__}: {exc}") from exc
+        return CacheEntry(key, self.root, source, None, dict(sorted(meta.items())))
+
+
+def with_config(text: str, config: str) -> str:
+    """``text`` with the lines between ``// <<config`` and ``// >>config`` replaced by ``config``.
+
+    A seed's source is written once for every configuration it serves (dtype, epsilon); this makes the kernel
+    of one. ValueError when ``text`` has no config region.
+    """
+    if CONFIG_START not in text or CONFIG_END not in text:
+        raise ValueError(f"the source has no config region (`{CONFIG_START.strip()}` ... `{CONFIG_END}`)")
+    start, end = text.index(CONFIG_START) + len(CONFIG_START), text.index(CONFIG_END)
+    return text[:start] + config.rstrip("\n") + "\n" + text[end:]
+
+
+def with_parts(text: str, root: Path) -> str:
+    """``text`` with each line ``// @part NAME`` replaced by the whole of ``<root>/parts/NAME.inc``.
+
+    Code that several seeds share (the row reductions, the tiling model) is written once, in a part, and
+    every kernel is still one self-contained source: the screen and the build allow no ``#include`` but
+    kernel_operator.h. A part is inserted as it is (it carries its own indentation) and holds no markers.
+    ValueError for a marker without a valid name, a missing part or a marker in a part.
+    """
+    lines = text.splitlines(keepends=True)
+    return "".join(_part(Path(root), line) if line.lstrip().startswith(PART_MARKER) else line for line in lines)
+
+
+def _part(root: Path, marker: str) -> str:
+    name = marker.strip()[len(PART_MARKER):].strip()
+    path = root / PARTS_DIR / (name + PART_SUFFIX)
+    if not name.replace("_", "").isalnum() or not name.isascii():
+        raise ValueError(f"`{marker.strip()}` does not name a part (letters, digits and _ only)")
+    if not path.is_file():
+        raise ValueError(f"`{marker.strip()}` names a part that is not there: {path}")
+    text = path.read_text(encoding="utf-8")
+    if not text.endswith("\n") or any(line.lstrip().startswith(PART_MARKER) for line in text.splitlines()):
+        raise ValueError(f"part {path} must end with a line break and hold no `{PART_MARKER.strip()}` lines")
+    return text
+
+
+def seed_source(root: Path, name: str, config: str | None) -> str:
+    """The kernel of seed source ``name`` (a file in ``root``): its parts expanded (`with_parts`), then
+    ``config`` in its config region. The one derivation of a seed's kernel, for `SeedStore` and make_seeds."""
+    if not name or name != Path(name).name or name.startswith("."):
+        raise ValueError(f"seed source {name!r} is not a plain file name in {root}")
+    text = with_parts((Path(root) / name).read_text(encoding="utf-8"), root)
+    return text if config is None else with_config(text, config)
+
+
+def seed_record(root: Path, name: str, config: str | None, meta: dict) -> dict:
+    """The index record of seed source ``name`` (in ``root``) with ``config``; ``meta`` without its
+    "source" and "config" fields, which the record holds."""
+    source = seed_source(root, name, config)
+    rest = {k: v for k, v in meta.items() if k not in ("source", "config")}
+    return {"source": name, "config": config, "sha256": _text_sha256(source), "meta": rest}
+
+
+def write_seed_index(root: Path, records: Mapping[str, dict]) -> Path:
+    """Replace ``<root>/seeds.json`` with ``records`` (task key -> `seed_record`), atomically."""
+    index = {"format": SEED_INDEX_FORMAT, "seeds": dict(records)}
+    path = Path(root) / SEED_INDEX
+    _replace_file(path, (json.dumps(index, indent=1, sort_keys=True) + "\n").encode())
+    return path
 
 
 def entry_directory(root: Path, key: str) -> Path:
@@ -218,10 +326,11 @@ def entry_directory(root: Path, key: str) -> Path:
 
 
 def seeds_dir() -> Path:
-    """The seed kernels: ``torch_ascendgen/seeds`` when installed, ``cache/`` at the repository root in a source tree."""
+    """The seed folder (sources and index): ``torch_ascendgen/seeds`` when installed, ``cache/`` at the repository
+    root in a source tree."""
     package = Path(__file__).resolve().parent
     installed = package / "seeds"
-    return installed if installed.is_dir() else package.parent / "cache"
+    return installed if installed.is_dir() else package.parent / SEED_REPOSITORY_DIR
 
 
 def _load(directory: Path, key: str) -> CacheEntry | None:
@@ -300,3 +409,7 @@ def _sha256(path: Path) -> str:
         for block in iter(lambda: f.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+def _text_sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
