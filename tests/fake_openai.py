@@ -74,7 +74,7 @@ def _error_json(message: str, status: int) -> dict:
 
 
 class _Handler(BaseHTTPRequestHandler):
-    server: "_Server"
+    server: _Server
     protocol_version = "HTTP/1.1"
 
     def log_message(self, format: str, *args: Any) -> None:  # tests stay quiet
@@ -116,7 +116,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True  # a handler sleeping out a scripted delay never blocks close()
-    fake: "FakeOpenAIServer"
+    fake: FakeOpenAIServer
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         pass  # dropped connections (client timeouts) are expected, not test noise
@@ -146,7 +146,7 @@ class FakeOpenAIServer:
         self._port = 0  # kept after close() so tests can still name the URL
 
     # -- lifecycle --------------------------------------------------------------------------
-    def start(self) -> "FakeOpenAIServer":
+    def start(self) -> FakeOpenAIServer:
         if self._server is not None:
             return self
         self._server = _Server(("127.0.0.1", 0), _Handler)
@@ -166,7 +166,7 @@ class FakeOpenAIServer:
         self._thread.join(timeout=5)
         self._server = None
 
-    def __enter__(self) -> "FakeOpenAIServer":
+    def __enter__(self) -> FakeOpenAIServer:
         return self.start()
 
     def __exit__(self, *exc: Any) -> None:

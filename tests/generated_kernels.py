@@ -1,15 +1,14 @@
 """Shared by the generator tests: cases captured, generated and built once, then fully verified."""
 
 import os
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Callable
 
 from torch_ascendgen.capture import KernelTask, capture
-from torch_ascendgen.generate import ENTRY, Candidate
-from torch_ascendgen.runtime import ContractKernel
-from torch_ascendgen.search import verify_in_process
-from torch_ascendgen.simulator import compile_kernel
-from torch_ascendgen.verify import Verdict, make_input_sets
+from torch_ascendgen.evaluate.verify import Verdict, make_input_sets, verify_loaded
+from torch_ascendgen.records import ENTRY, Candidate
+from torch_ascendgen.targets.runtime import ContractKernel
+from torch_ascendgen.targets.sim.simulator import compile_kernel
 
 
 def build_cases(cases: dict, candidate: Callable[[KernelTask], Candidate]) -> dict:
@@ -27,4 +26,4 @@ def full_verification(function: Callable, task: KernelTask, kernel) -> Verdict:
     """The verifier's every input set (mixed-sign, edge, inf/NaN, tails, many blocks), in this process."""
     runner = ContractKernel(kernel, task, "Ascend910B2")
     sets = make_input_sets(task.inputs, task.traced_shapes, generic=not task.specialized)
-    return verify_in_process(function, runner, sets, None)
+    return verify_loaded(function, runner, sets, None)

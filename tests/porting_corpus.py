@@ -1,4 +1,4 @@
-"""Model-porting snippets for the property test (tests/test_porting_properties.py).
+"""Model-porting snippets for the property test (tests/pipeline/test_porting_properties.py).
 
 Each entry is a small PyTorch function of the kind a porting engineer decorates, written from public model
 code and public operator descriptions (the docstring names where such code appears), with a spec of its
@@ -13,8 +13,8 @@ result), ``MASK`` bool, ``INT`` integer values in ``values`` (the drawn int dtyp
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import torch
 import torch.nn as nn

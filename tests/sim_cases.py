@@ -2,7 +2,7 @@
 
 A Case names a kernel file (its entry has the same name unless ``entry`` says otherwise) and a
 ``build(param, gen)`` function that makes the inputs, the pre-filled outputs, the tiling bytes
-and the torch reference for one param, returned as a Launch. tests/test_sim_kernels.py builds
+and the torch reference for one param, returned as a Launch. tests/sim/test_sim_kernels.py builds
 every kernel once, launches it for each param and runs the Launch's checks.
 
 Conventions:
@@ -20,9 +20,10 @@ from __future__ import annotations
 import math
 import struct
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import torch
 
@@ -784,8 +785,8 @@ def build_cast_round_modes(param, gen):
     expected_b = torch.stack([round_float_to(x, BF16, m) for m in half_modes[:5]])
     tiling = pack("I", n)
     args = [x, sentinel((6, n), F16), sentinel((5, n), BF16), None, tiling]
-    checks = [Check(f"half {m}", (lambda i: lambda a: a[1][i])(i), expected_h[i]) for i, m in enumerate(half_modes)]
-    checks += [Check(f"bf16 {m}", (lambda i: lambda a: a[2][i])(i), expected_b[i])
+    checks = [Check(f"half {m}", lambda a, i=i: a[1][i], expected_h[i]) for i, m in enumerate(half_modes)]
+    checks += [Check(f"bf16 {m}", lambda a, i=i: a[2][i], expected_b[i])
                for i, m in enumerate(half_modes[:5])]
     return Launch(1, args, checks, inputs=(0,))
 

@@ -10,14 +10,14 @@ import importlib.util
 import pytest
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def npu_missing() -> str:
     """Why the NPU tests cannot run here ("" when they can). torch_npu is imported only if installed."""
     if importlib.util.find_spec("torch_npu") is None:
         return ("torch_npu is not installed: these tests need an Ascend NPU, the CANN toolkit and torch_npu "
                 "(see the README, 'The NPU target')")
-    from torch_ascendgen.cann import current_soc, require_cann, torch_npu_module
     from torch_ascendgen.errors import NpuUnavailable
+    from torch_ascendgen.targets.npu.cann import current_soc, require_cann, torch_npu_module
 
     try:
         torch_npu_module()

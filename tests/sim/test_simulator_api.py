@@ -1,0 +1,134 @@
+"""The simulator's Python API: building, caching, argument passing, errors."""
+
+import ctypes
+import struct
+
+import pytest
+import torch
+
+from torch_ascendgen import get_soc
+from torch_ascendgen.errors import AscendGenError, KernelArgumentError, KernelBuildError, SimulatorError
+from torch_ascendgen.targets.sim.simulator import compile_kernel, find_entry
+
+# Scales n floats by alpha with scalar UB accesses: it uses only tensors, queues and DataCopy.
+SCALE_SOURCE = r"""
+#include "kernel_operator.h"
+using namespace AscendC;
+
+struct Params { uint32_t n; float alpha; };
+
+extern "C" __global__ __aicore__ void scale(GM_ADDR x, GM_ADDR y, uint32_t n, float alpha, Params extra)
+{
+    TPipe pipe;
+    TQue<QuePosition::VECIN, 1> queue;
+    GlobalTensor<float> xGm, yGm;
+    xGm.SetGlobalBuffer((__gm__ float*)x);
+    yGm.SetGlobalBuffer((__gm__ float*)y);
+    pipe.InitBuffer(queue, 1, n * sizeof(float));
+    LocalTensor<float> t = queue.AllocTensor<float>();
+    DataCopy(t, xGm, n);
+    PipeBarrier<PIPE_ALL>();
+    for (uint32_t i = 0; i < n; ++i) t.SetValue(i, t.GetValue(i) * alpha * extra.alpha + float(extra.n));
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yGm, t, n);
+    queue.FreeTensor(t);
+}
+"""
+
+
+class Params(ctypes.Structure):
+    _fields_ = [("n", ctypes.c_uint32), ("alpha", ctypes.c_float)]
+
+
+@pytest.fixture(scope="module")
+def scale_kernel():
+    return compile_kernel(SCALE_SOURCE)
+
+
+def test_scalar_and_struct_parameters_reach_the_kernel(scale_kernel):
+    x = torch.randn(64)
+    y = torch.full_like(x, float("nan"))
+    scale_kernel.launch(1, x, y, 64, 0.5, Params(3, 2.0))
+    torch.testing.assert_close(y, x * 0.5 * 2.0 + 3.0)
+
+
+def test_the_report_counts_what_the_kernel_moved(scale_kernel):
+    x = torch.randn(64)
+    report = scale_kernel.launch(1, x, torch.empty_like(x), 64, 1.0, bytes(Params(0, 1.0)))
+    core = report.cores[0]
+    assert core["gm_to_ub_bytes"] == 256 and core["ub_to_gm_bytes"] == 256
+    assert report.vector_ops()["UB scalar access"][0] == 128
+    assert report.estimated_ns > report.launch_ns > 0
+
+
+def test_an_identical_source_is_built_once():
+    first = compile_kernel(SCALE_SOURCE)
+    again = compile_kernel(SCALE_SOURCE)
+    assert again.build.cached and again.build.directory == first.build.directory
+    changed = compile_kernel(SCALE_SOURCE.replace("alpha * extra.alpha", "alpha * extra.alpha * 1.0f"))
+    assert changed.build.directory != first.build.directory
+
+
+def test_a_compile_error_names_the_kernel_line():
+    broken = SCALE_SOURCE.replace("DataCopy(t, xGm, n);", "DataCopy(t, xGm, count);")
+    with pytest.raises(KernelBuildError) as info:
+        compile_kernel(broken)
+    line = broken.splitlines().index("    DataCopy(t, xGm, count);") + 1
+    assert f"kernel.cpp:{line}:" in info.value.log
+    assert "'count' was not declared" in info.value.log.replace("‘", "'").replace("’", "'")
+
+
+def test_wrong_arguments_are_rejected_before_the_kernel_runs(scale_kernel):
+    x = torch.randn(64)
+    with pytest.raises(KernelArgumentError, match="takes 5 arguments"):
+        scale_kernel.launch(1, x, x)
+    with pytest.raises(KernelArgumentError, match="contiguous"):
+        scale_kernel.launch(1, torch.randn(8, 16).t(), x, 64, 1.0, Params(0, 1.0))
+    with pytest.raises(KernelArgumentError, match="GM_ADDR"):
+        scale_kernel.launch(1, 5, x, 64, 1.0, Params(0, 1.0))
+    with pytest.raises(KernelArgumentError, match="integer"):
+        scale_kernel.launch(1, x, x, 1.5, 1.0, Params(0, 1.0))
+    with pytest.raises(KernelArgumentError, match="8-byte struct"):
+        scale_kernel.launch(1, x, x, 64, 1.0, b"\0" * 4)
+    with pytest.raises(KernelArgumentError, match="does not fit"):
+        scale_kernel.launch(1, x, x, -1, 1.0, Params(0, 1.0))
+    with pytest.raises(KernelArgumentError, match="block_dim"):
+        scale_kernel.launch(0, x, x, 64, 1.0, Params(0, 1.0))
+
+
+def test_a_violation_names_the_line_and_shows_it(scale_kernel):
+    x = torch.randn(64)
+    with pytest.raises(SimulatorError) as info:
+        scale_kernel.launch(1, x, torch.empty(32), 64, 1.0, Params(0, 1.0))
+    error = info.value
+    assert error.kind == "gm_out_of_bounds"
+    assert error.source_line.strip() == "DataCopy(yGm, t, n);"
+    assert error.line == SCALE_SOURCE.splitlines().index("    DataCopy(yGm, t, n);") + 1
+    assert error.block == 0 and "kernel.cpp" in str(error)
+
+
+def test_the_entry_is_found_or_the_ambiguity_explained():
+    assert find_entry(SCALE_SOURCE) == "scale"
+    with pytest.raises(KernelArgumentError, match="no kernel entry"):
+        find_entry("int main() {}")
+    two = SCALE_SOURCE + SCALE_SOURCE.replace("void scale(", "void scale2(")
+    with pytest.raises(KernelArgumentError, match="several"):
+        find_entry(two)
+
+
+def test_soc_names_are_checked():
+    assert get_soc("Ascend910B2").vector_cores == 48
+    assert not get_soc("Ascend310P3").has_datacopy_pad
+    with pytest.raises(AscendGenError, match="first-generation"):
+        get_soc("Ascend910B")
+    with pytest.raises(AscendGenError, match="known SoCs"):
+        get_soc("Ascend999")
+
+
+def test_tiling_bytes_are_a_gm_buffer(scale_kernel):
+    # bytes given for a pointer parameter become a GM buffer of exactly that size
+    x = torch.randn(64)
+    data = struct.pack("<64f", *x.tolist())
+    y = torch.empty(64)
+    scale_kernel.launch(1, data, y, 64, 2.0, Params(0, 1.0))
+    torch.testing.assert_close(y, x * 2.0)
