@@ -105,6 +105,20 @@ class RegionRunner(torch.nn.Module):
                            [list(s) for s in shapes], reason)
 
 
+_TOO_SMALL = "(a kernel would move the bytes eager moves, plus a launch)"
+
+
+def _why_eager(nodes: list[torch.fx.Node], inputs: list[torch.fx.Node], outputs: list[torch.fx.Node],
+               settings: BackendSettings) -> str:
+    """Why the region stays eager without trying a kernel ("" when a kernel is worth trying)."""
+    ops = sum(1 for node in nodes if node_name(node) not in FREE_OPS)
+    if ops < settings.min_region_ops:
+        return f"{ops} op(s), fewer than min_region_ops={settings.min_region_ops} {_TOO_SMALL}"
+    if not all(_statically_contiguous(node.meta.get("val")) for node in [*inputs, *outputs]):
+        return "its inputs or outputs are not contiguous in the graph (kernels take and make contiguous tensors)"
+    return ""
+
+
 def _compile_region(graph: torch.fx.GraphModule, nodes: list[torch.fx.Node], settings: BackendSettings,
                     target: Target, name: str) -> RegionRunner:
     """The region as a RegionRunner, compiled at the graph's example shapes (its report filled in)."""
@@ -112,15 +126,9 @@ def _compile_region(graph: torch.fx.GraphModule, nodes: list[torch.fx.Node], set
     runner = RegionRunner(region, settings, target, name, single_output=len(outputs) == 1)
     report = runner.report
     report.eager_ns = sum(eager_ns(node, target) for node in nodes)
-    ops = sum(1 for node in nodes if node_name(node) not in FREE_OPS)
-    if ops < settings.min_region_ops:
-        report.too_small = True
-        report.reason = (f"{ops} op(s), fewer than min_region_ops={settings.min_region_ops} (a kernel would move "
-                         "the bytes eager moves, plus a launch)")
-        return runner
-    if not all(_statically_contiguous(node.meta.get("val")) for node in [*inputs, *outputs]):
-        report.reason = ("its inputs or outputs are not contiguous in the graph (kernels take and make contiguous "
-                         "tensors)")
+    report.reason = _why_eager(nodes, inputs, outputs, settings)
+    if report.reason:
+        report.too_small = report.reason.endswith(_TOO_SMALL)
         return runner
     tensors = [_example(node.meta["val"]) for node in inputs]
     started = time.perf_counter()

@@ -219,7 +219,15 @@ def _lower(task: KernelTask, plan: Plan) -> Lowering:
     k = plan.reduced_dims if plan.template != "elementwise" else 0
     lowering = Lowering(task, _classifier(plan, full, k), inputs, tuple(range(len(full) - k, len(full))),
                         split=plan.template == "reduce_all")
-    for index, value in list(inputs.items()):  # widen half/bf16 and column inputs to float scratch first
+    _widen_inputs(task, plan, lowering, inputs)
+    for index, (value, kind) in enumerate(zip(lowering.run(), plan.output_kinds)):
+        _store_output(task, plan, lowering, index, value, kind)
+    return lowering
+
+
+def _widen_inputs(task: KernelTask, plan: Plan, lowering: Lowering, inputs: dict[int, Val | None]) -> None:
+    """Half/bf16 and column inputs copied to float scratch first (their ``inputs`` entries are None until then)."""
+    for index, value in list(inputs.items()):
         if value is not None:
             continue
         kind = "col" if plan.input_kinds[index] == "col" else "full"
@@ -229,25 +237,26 @@ def _lower(task: KernelTask, plan: Plan) -> Lowering:
             lowering.emit(f"SpreadColumn({scratch.expr}, in{index}, n);")
         else:
             widen(lowering, scratch, f"in{index}", task.inputs[index].dtype)
-    outputs = lowering.run()
-    for index, (value, kind) in enumerate(zip(outputs, plan.output_kinds)):
-        lowering.kind = kind
-        if value.kind == "scalar":
-            value = lowering.splat(value)
-        elif kind == "full" and value.kind == "col":
-            value = lowering.broadcast_rows(value)
-        if kind == "col" and plan.template == "reduce_all":
-            lowering.kind = "col"
-            op = "Muls" if task.outputs[index].dtype == torch.float32 else "Cast"
-            tail = "1.0f, 1" if op == "Muls" else "RoundMode::CAST_RINT, 1"
-            lowering.emit(f"{op}(out{index}, {value.expr}, {tail});")
-        elif kind == "col":
-            lowering.emit(f"PackColumn(out{index}, {value.expr}, n);")
-        elif task.outputs[index].dtype == torch.float32:
-            lowering.emit(f"Muls(out{index}, {value.expr}, 1.0f, count);")
-        else:
-            lowering.emit(f"Cast(out{index}, {value.expr}, RoundMode::CAST_RINT, count);")
-    return lowering
+
+
+def _store_output(task: KernelTask, plan: Plan, lowering: Lowering, index: int, value: Val, kind: str) -> None:
+    """Output ``index``'s value written to ``out<index>`` in its kind and dtype."""
+    lowering.kind = kind
+    if value.kind == "scalar":
+        value = lowering.splat(value)
+    elif kind == "full" and value.kind == "col":
+        value = lowering.broadcast_rows(value)
+    if kind == "col" and plan.template == "reduce_all":
+        lowering.kind = "col"
+        op = "Muls" if task.outputs[index].dtype == torch.float32 else "Cast"
+        tail = "1.0f, 1" if op == "Muls" else "RoundMode::CAST_RINT, 1"
+        lowering.emit(f"{op}(out{index}, {value.expr}, {tail});")
+    elif kind == "col":
+        lowering.emit(f"PackColumn(out{index}, {value.expr}, n);")
+    elif task.outputs[index].dtype == torch.float32:
+        lowering.emit(f"Muls(out{index}, {value.expr}, 1.0f, count);")
+    else:
+        lowering.emit(f"Cast(out{index}, {value.expr}, RoundMode::CAST_RINT, count);")
 
 
 MAX_ROWS, COL_STRIDE = 256, 8  # as in csrc/templates/rowwise.cpp
