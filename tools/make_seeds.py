@@ -5,8 +5,9 @@ softmax, GELU, SwiGLU's gate, add + RMS norm). For each seed this script:
 
 1. captures the PyTorch function on its example inputs (one example per rank pattern the seed
    is published for), which gives the task key and the canonical graph text;
-2. reads the kernel source from ``cache/<source>.cpp`` and writes the seed's settings
-   (dtype, epsilon) into its ``// <<config ... // >>config`` region (`torch_ascendgen.cache.with_config`);
+2. reads the kernel source from ``cache/<source>.cpp``, puts back the code it shares with other seeds
+   (its ``// @part NAME`` lines, from ``cache/parts/NAME.inc``) and writes the seed's settings (dtype,
+   epsilon) into its ``// <<config ... // >>config`` region (`torch_ascendgen.cache.seed_source`);
 3. verifies it on the simulator with the full input sets the pipeline uses (normal, edge and
    non-finite values, tail shapes, a shape spread over more blocks than cores);
 4. estimates its NPU time on the simulator at the example shapes and compares it with every
