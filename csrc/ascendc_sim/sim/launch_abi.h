@@ -3,8 +3,8 @@
 #pragma once
 #include <stdint.h>
 
-#define ASCENDC_SIM_ABI_VERSION 2
-#define ASCENDC_SIM_MAX_OPS 64
+#define ASCENDC_SIM_ABI_VERSION 3
+#define ASCENDC_SIM_MAX_OPS 256  // room for the documented vector API (issue 14)
 #define ASCENDC_SIM_PIPES 4  // MTE2 (GM->UB), V (vector), MTE3 (UB->GM), S (scalar)
 
 enum SimArgKind { SIM_ARG_POINTER = 0, SIM_ARG_INT = 1, SIM_ARG_UINT = 2, SIM_ARG_FLOAT = 3, SIM_ARG_STRUCT = 4 };

@@ -46,12 +46,41 @@ enum class CostClass { Simple, Long, Reduce, Move, Composite };
     X(BlockReduceMax, "BlockReduceMax", Simple)  \
     X(BlockReduceMin, "BlockReduceMin", Simple)  \
     X(PairReduceSum, "PairReduceSum", Simple)    \
+    X(Sin, "Sin", Composite)                     \
+    X(Cos, "Cos", Composite)                     \
+    X(Tan, "Tan", Composite)                     \
+    X(Asin, "Asin", Composite)                   \
+    X(Acos, "Acos", Composite)                   \
+    X(Atan, "Atan", Composite)                   \
+    X(Sinh, "Sinh", Composite)                   \
+    X(Cosh, "Cosh", Composite)                   \
+    X(Erf, "Erf", Composite)                     \
+    X(Erfc, "Erfc", Composite)                   \
+    X(Floor, "Floor", Composite)                 \
+    X(Ceil, "Ceil", Composite)                   \
+    X(Round, "Round", Composite)                 \
+    X(Trunc, "Trunc", Composite)                 \
+    X(Frac, "Frac", Composite)                   \
+    X(Log2, "Log2", Composite)                   \
+    X(Log10, "Log10", Composite)                 \
+    X(Sign, "Sign", Composite)                   \
+    X(Power, "Power", Composite)                 \
+    X(ClampMax, "ClampMax", Composite)           \
+    X(ClampMin, "ClampMin", Composite)           \
+    X(Xor, "Xor", Composite)                     \
+    X(ShiftLeft, "ShiftLeft", Simple)            \
+    X(ShiftRight, "ShiftRight", Simple)          \
     X(Sigmoid, "Sigmoid", Composite)             \
     X(Tanh, "Tanh", Composite)                   \
     X(Gelu, "Gelu", Composite)                   \
     X(Silu, "Silu", Composite)                   \
     X(Axpy, "Axpy", Simple)                      \
     X(Brcb, "Brcb", Simple)                      \
+    X(InitGlobalMemory, "InitGlobalMemory", Move) \
+    X(Gather, "Gather", Simple)                  \
+    X(GatherMask, "GatherMask", Simple)          \
+    X(Broadcast, "Broadcast", Composite)         \
+    X(Scatter, "Scatter", Simple)                \
     X(CopyUB, "DataCopy(UB->UB)", Move)          \
     X(ScalarUB, "UB scalar access", Simple)      \
     X(SetMask, "mask register write", Simple)

@@ -280,7 +280,7 @@ inline Plan make_plan(ascendc_sim::CoreState& c, const MaskArg& mask, uint32_t l
                                   "%s runs in counter mode (SetMaskCount) with an element count of 0. Call "
                                   "SetVectorMask<T, MaskMode::COUNTER>(count) with the number of elements first.",
                                   api);
-            p.repeats = (m.lo + lanes - 1) / lanes;
+            p.repeats = m.lo / lanes + (m.lo % lanes != 0);  // no wrap-around for a count near 2**64
             p.tail = static_cast<uint32_t>(m.lo - (p.repeats - 1) * lanes);
             prefix_bits(p.bits, lanes);
             return p;

@@ -1,0 +1,262 @@
+// The kernel debug APIs: AscendC::printf/PRINTF, DumpTensor, DumpAccChkPoint, assert/ascendc_assert.
+// Their text never reaches the process's stdout: it is collected, each line tagged with its block,
+// into one capped buffer that the runtime takes after a launch (ascendc_sim_debug_output). A failed
+// assert fails the launch with a diagnostic at the kernel's line, carrying the block's recent output.
+#pragma once
+#include <cinttypes>
+#include <cstdio>
+#include <mutex>
+#include <string>
+#include <type_traits>
+
+#include "core.h"
+#include "tensor.h"
+
+namespace ascendc_sim {
+namespace debug_detail {
+
+constexpr size_t kOutputCap = 64 * 1024;  // bytes of debug text kept per launch
+constexpr size_t kTailInDiagnostic = 600;  // bytes of a block's output quoted by a failed assert
+
+struct Output {
+    std::mutex mutex;
+    std::string text;
+    bool truncated = false;
+};
+
+inline Output& output() {
+    static Output instance;
+    return instance;
+}
+
+// The block's own recent text, for an assert's diagnostic (the shared buffer interleaves blocks).
+inline thread_local std::string t_block_tail;
+inline thread_local const CoreState* t_tail_owner = nullptr;
+
+inline void remember_tail(const CoreState& c, const std::string& line) {
+    if (t_tail_owner != &c) {
+        t_tail_owner = &c;
+        t_block_tail.clear();
+    }
+    t_block_tail += line;
+    if (t_block_tail.size() > kTailInDiagnostic) t_block_tail.erase(0, t_block_tail.size() - kTailInDiagnostic);
+}
+
+inline void emit(const CoreState& c, const std::string& body) {
+    std::string line = "[block " + std::to_string(c.block_idx) + "] " + body;
+    if (line.empty() || line.back() != '\n') line += '\n';
+    remember_tail(c, line);
+    Output& out = output();
+    std::lock_guard<std::mutex> lock(out.mutex);
+    if (out.text.size() + line.size() <= kOutputCap) {
+        out.text += line;
+    } else if (!out.truncated) {
+        out.truncated = true;
+        out.text += "[debug output truncated: more than 65536 bytes in one launch]\n";
+    }
+}
+
+// printf arguments as C varargs accept them: half and bfloat16_t print as float (%f), as on the NPU.
+template <typename T>
+auto vararg(const T& value) {
+    if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16_t> || std::is_same_v<T, float>)
+        return static_cast<double>(static_cast<float>(value));
+    else if constexpr (std::is_enum_v<T>)
+        return static_cast<long long>(value);
+    else if constexpr (std::is_array_v<T>)
+        return static_cast<const std::remove_extent_t<T>*>(value);
+    else
+        return value;
+}
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+#pragma GCC diagnostic ignored "-Wformat-security"
+template <typename... Args>
+std::string format(const char* fmt, const Args&... args) {
+    if (fmt == nullptr) return "(null format)";
+    char text[2048];
+    int n = std::snprintf(text, sizeof text, fmt, vararg(args)...);
+    if (n < 0) return std::string("(bad format) ") + fmt;
+    return std::string(text) + (size_t(n) >= sizeof text ? "...[line truncated]" : "");
+}
+#pragma GCC diagnostic pop
+
+inline const char* dump_type(DType d) {
+    static const char* const names[] = {"DT_FLOAT16", "DT_BF16", "DT_FLOAT", "DT_DOUBLE", "DT_INT8",
+                                        "DT_UINT8", "DT_INT16", "DT_UINT16", "DT_INT32", "DT_UINT32",
+                                        "DT_INT64", "DT_UINT64", "DT_BOOL"};
+    return names[static_cast<int>(d)];
+}
+
+template <typename T>
+std::string element_text(const T& v) {
+    if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, half> || std::is_same_v<T, bfloat16_t>)
+        return format("%g", static_cast<double>(static_cast<float>(v)));
+    else if constexpr (std::is_same_v<T, bool>)
+        return v ? "1" : "0";
+    else if constexpr (std::is_signed_v<T>)
+        return std::to_string(static_cast<long long>(v));
+    else
+        return std::to_string(static_cast<unsigned long long>(v));
+}
+
+template <typename T>
+void dump(const CoreState& c, const T* data, uint32_t count, uint32_t desc, uint64_t addr, const char* position) {
+    std::string text = format("DumpTensor: desc=%u, addr=0x%llx, data_type=%s, position=%s\n[", desc,
+                              (unsigned long long)addr, dump_type(dtype_of<T>), position);
+    for (uint32_t i = 0; i < count; ++i) {
+        if (i) text += ", ";
+        text += element_text(data[i]);
+        if (text.size() > kOutputCap) break;
+    }
+    emit(c, text + "]");
+}
+
+inline const char* local_position(AscendC::TPosition p) {
+    switch (p) {
+        case AscendC::TPosition::A1:
+        case AscendC::TPosition::B1:
+        case AscendC::TPosition::C1:
+            return "L1";
+        case AscendC::TPosition::CO1:
+            return "L0C";
+        default:
+            return "UB";
+    }
+}
+
+template <typename T>
+void dump_local(const AscendC::LocalTensor<T>& tensor, uint32_t desc, uint32_t offset, uint32_t count, const char* api,
+                Loc loc) {
+    const CoreState& c = core(loc);
+    if (tensor.GetPhyAddrPtr() == nullptr)
+        fail(Diag::BadArgument, loc, "%s on an empty LocalTensor (never allocated); dump a tensor from a queue's "
+             "AllocTensor/DeQue or a TBuf's Get", api);
+    if (uint64_t(offset) + count > tensor.GetSize())
+        fail(Diag::LocalOverrun, loc,
+             "%s dumps elements [%u, %llu) of a LocalTensor of %u elements of %s; keep offset + dumpSize within the "
+             "tensor", api, offset, (unsigned long long)offset + count, tensor.GetSize(), dtype_name(dtype_of<T>));
+    if (uint64_t(offset) * sizeof(T) % 32 != 0)
+        fail(Diag::UbMisaligned, loc,
+             "%s at an offset of %u elements (%llu bytes): the offset tensor's UB address must be 32-byte aligned; "
+             "use an offset that is a multiple of %zu elements", api, offset,
+             (unsigned long long)offset * sizeof(T), 32 / sizeof(T));
+    const T* data = tensor.GetPhyAddrPtr() + offset;
+    dump(c, data, count, desc, tensor.GetPhyAddr(offset), local_position(tensor.GetPosition()));
+}
+
+template <typename T>
+void dump_global(const AscendC::GlobalTensor<T>& tensor, uint32_t desc, uint64_t offset, uint32_t count,
+                 const char* api, Loc loc) {
+    const CoreState& c = core(loc);
+    if (count == 0) return dump(c, static_cast<const T*>(nullptr), 0, desc, 0, "GM");
+    const uint8_t* bytes = check_gm(tensor.GetPhyAddr(offset), uint64_t(count) * sizeof(T), api, loc, tensor.sim_home());
+    dump(c, reinterpret_cast<const T*>(bytes), count, desc, reinterpret_cast<uint64_t>(tensor.GetPhyAddr(offset)),
+         "GM");
+}
+
+// The expression's spelling: the macro's argument text up to its first top-level comma.
+inline std::string assert_expression(const char* spelled) {
+    int depth = 0;
+    char quote = 0;
+    std::string text;
+    for (const char* p = spelled; *p; ++p) {
+        if (quote) {
+            if (*p == '\\' && p[1]) text += *p++;
+            else if (*p == quote) quote = 0;
+        } else if (*p == '"' || *p == '\'') {
+            quote = *p;
+        } else if (*p == '(' || *p == '[' || *p == '{') {
+            ++depth;
+        } else if (*p == ')' || *p == ']' || *p == '}') {
+            --depth;
+        } else if (*p == ',' && depth == 0) {
+            break;
+        }
+        text += *p;
+    }
+    return text;
+}
+
+[[noreturn]] inline void assert_report(Loc loc, const char* spelled, const std::string& message) {
+    const CoreState& c = core(loc);
+    std::string line = "[ASSERT] " + std::string(loc.file) + ":" + std::to_string(loc.line) + ": Assertion `" +
+                       assert_expression(spelled) + "'" + (message.empty() ? "" : " " + message);
+    while (!line.empty() && line.back() == '\n') line.pop_back();
+    emit(c, line);
+    std::string tail = t_tail_owner == &c ? t_block_tail : std::string();
+    fail(Diag::BadArgument, loc,  // a kind of its own needs a case in tests/diag_kernels
+         "assert failed in block %u: Assertion `%s'%s%s. The kernel stopped here, as it does on the NPU; fix the "
+         "condition or the data that broke it.%s%.700s",
+         c.block_idx, assert_expression(spelled).c_str(), message.empty() ? "" : " ", message.c_str(),
+         tail.empty() ? "" : "\nprintf: this block's last debug output:\n", tail.c_str());
+}
+
+}  // namespace debug_detail
+
+inline void assert_failed(Loc loc, const char* spelled, bool) { debug_detail::assert_report(loc, spelled, ""); }
+
+template <typename... Args>
+void assert_failed(Loc loc, const char* spelled, bool, const char* fmt, const Args&... args) {
+    debug_detail::assert_report(loc, spelled, debug_detail::format(fmt, args...));
+}
+
+// AscendC::printf (reached as a using-declaration, so that the screen keeps refusing the bare C name).
+template <typename... Args>
+void printf(const char* fmt, const Args&... args) {
+    const CoreState& c = core(Loc{});
+    debug_detail::emit(c, debug_detail::format(fmt, args...));
+}
+
+}  // namespace ascendc_sim
+
+namespace AscendC {
+
+using ::ascendc_sim::printf;
+
+template <typename T>
+void DumpTensor(const LocalTensor<T>& tensor, uint32_t desc, uint32_t dumpSize,
+                ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    ascendc_sim::debug_detail::dump_local(tensor, desc, 0, dumpSize, "DumpTensor", loc);
+}
+template <typename T>
+void DumpTensor(const GlobalTensor<T>& tensor, uint32_t desc, uint32_t dumpSize,
+                ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    ascendc_sim::debug_detail::dump_global(tensor, desc, 0, dumpSize, "DumpTensor", loc);
+}
+
+template <typename T>
+void DumpAccChkPoint(const LocalTensor<T>& tensor, uint32_t index, uint32_t countOff, uint32_t dumpSize,
+                     ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    ascendc_sim::debug_detail::dump_local(tensor, index, countOff, dumpSize, "DumpAccChkPoint", loc);
+}
+template <typename T>
+void DumpAccChkPoint(const GlobalTensor<T>& tensor, uint32_t index, uint32_t countOff, uint32_t dumpSize,
+                     ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    ascendc_sim::debug_detail::dump_global(tensor, index, countOff, dumpSize, "DumpAccChkPoint", loc);
+}
+
+}  // namespace AscendC
+
+// Takes the debug text collected since the last call (the runtime calls it after each launch):
+// copies up to `size` - 1 bytes and a NUL into `buffer`, clears the buffer and returns the text's length.
+extern "C" inline __attribute__((used, visibility("default"))) uint64_t ascendc_sim_debug_output(char* buffer,
+                                                                                               uint64_t size) {
+    ascendc_sim::debug_detail::Output& out = ascendc_sim::debug_detail::output();
+    std::lock_guard<std::mutex> lock(out.mutex);
+    uint64_t length = out.text.size();
+    if (buffer != nullptr && size > 0) std::snprintf(buffer, size, "%s", out.text.c_str());
+    out.text.clear();
+    out.truncated = false;
+    return length;
+}
+
+#define PRINTF(...) ::ascendc_sim::printf(__VA_ARGS__)
+#define ASCENDC_SIM_ASSERT_CONDITION(condition, ...) (condition)
+#define ascendc_assert(...)                                                                        \
+    (static_cast<bool>(ASCENDC_SIM_ASSERT_CONDITION(__VA_ARGS__, 0))                               \
+         ? (void)0                                                                                 \
+         : ::ascendc_sim::assert_failed(::ascendc_sim::Loc::here(), #__VA_ARGS__, __VA_ARGS__))
+#undef assert
+#define assert(...) ascendc_assert(__VA_ARGS__)

@@ -1,0 +1,158 @@
+"""AscendC::Std utilities and the kernel debug APIs (printf/PRINTF, DumpTensor, DumpAccChkPoint, assert).
+
+Debug text must never reach the process's stdout: the simulator collects it per launch and hands it out
+through the library's ascendc_sim_debug_output export; a failed assert fails the launch at the kernel's line.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+import torch
+
+from torch_ascendgen.errors import SimulatorError
+from torch_ascendgen.generators.llm.screen import ScreenRejected, screen
+from torch_ascendgen.targets.sim.simulator import compile_kernel
+
+N = 16
+
+DEBUG = r"""
+#include "kernel_operator.h"
+using namespace AscendC;
+
+struct Pair { int32_t a; float b; };
+
+extern "C" __global__ __aicore__ void debug_std(GM_ADDR x, GM_ADDR out, uint32_t n, uint32_t mode)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> bx;
+    pipe.InitBuffer(bx, n * sizeof(float));
+    GlobalTensor<float> xg, og;
+    xg.SetGlobalBuffer((__gm__ float*)x, n);
+    og.SetGlobalBuffer((__gm__ float*)out, 8);
+    LocalTensor<float> xl = bx.Get<float>();
+    DataCopy(xl, xg, n);
+    PipeBarrier<PIPE_ALL>();
+    PRINTF("block %d of %d: n=%u first=%f\n", (int)GetBlockIdx(), (int)GetBlockNum(), n, xl.GetValue(0));
+    AscendC::printf("half prints as float: %.2f\n", (half)1.5f);
+    DumpTensor(xl, 7, 4);
+    DumpAccChkPoint(xl, 9, 8, 2);
+    DumpTensor(xg, 11, 3);
+    ascendc_assert(n >= 8, "n is %u", n);
+    assert(n > 0);
+    if (mode == 1) assert(n < 4, "n is %u", n);  // <- ASSERT_MSG
+    if (mode == 2) assert(n == 0);  // <- ASSERT_BARE
+    if (mode == 3) DumpTensor(xl, 1, n + 8);  // <- DUMP_OVERRUN
+    if (mode == 4) DumpAccChkPoint(xl, 1, 3, 2);  // <- DUMP_MISALIGNED
+
+    if (GetBlockIdx() != 0) return;
+    Std::tuple<uint32_t, float, bool> t = Std::make_tuple(22u, 3.5f, true);
+    og.SetValue(0, static_cast<float>(Std::max(n, 40u)));
+    og.SetValue(1, static_cast<float>(Std::min(n, 3)));
+    og.SetValue(2, static_cast<float>(Std::get<0>(t)) + Std::get<1>(t) + (Std::get<2>(t) ? 100.0f : 0.0f));
+    og.SetValue(3, Std::is_same<Std::remove_cv_t<const float>, float>::value ? 1.0f : 0.0f);
+    og.SetValue(4, Std::is_same_v<Std::decay_t<int&>, float> ? 1.0f : 0.0f);
+    og.SetValue(5, static_cast<float>(Std::tuple_size<decltype(t)>::value + Std::Int<4>::value));
+    og.SetValue(6, Std::is_convertible_v<int, float> && Std::integral_constant<int, 2>() == 2 ? 1.0f : 0.0f);
+    og.SetValue(7, static_cast<float>(Std::max(2.5f, 1)));
+}
+"""
+
+
+def _source_line(marker: str) -> int:
+    return next(i for i, text in enumerate(DEBUG.splitlines(), 1) if f"// <- {marker}" in text)
+
+
+@functools.cache
+def kernel():
+    return compile_kernel(DEBUG, filename="debug_std.cpp")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _build():
+    with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
+        list(pool.map(lambda _: kernel(), [0]))
+
+
+def take_output(k) -> str:
+    """The debug text the library collected since the last take (the same handle the runtime loaded)."""
+    library = ctypes.CDLL(str(k.build.library))
+    take = library.ascendc_sim_debug_output
+    take.restype, take.argtypes = ctypes.c_uint64, [ctypes.c_char_p, ctypes.c_uint64]
+    buffer = ctypes.create_string_buffer(1 << 17)
+    length = take(buffer, len(buffer))
+    assert length < len(buffer)
+    return buffer.value.decode()
+
+
+def run(mode: int, blocks: int = 1):
+    k = kernel()
+    x = torch.arange(N, dtype=torch.float32) + 0.25
+    out = torch.zeros(8)
+    take_output(k)  # what an earlier launch left
+    k.launch(blocks, x, out, N, mode)
+    return out, take_output(k)
+
+
+def test_std_utilities_match_their_documented_semantics():
+    out, _ = run(0)
+    assert out.tolist() == [40.0, 3.0, 22 + 3.5 + 100, 1.0, 0.0, 3 + 4, 1.0, 2.5]
+
+
+def test_printf_and_dumps_are_collected_per_launch_not_printed(capfd):
+    _, text = run(0, blocks=2)
+    captured = capfd.readouterr()
+    assert "DumpTensor" not in captured.out and "block 0 of 2" not in captured.out
+    assert "[block 0] block 0 of 2: n=16 first=0.250000" in text
+    assert "[block 1] block 1 of 2: n=16 first=0.250000" in text
+    assert "[block 0] half prints as float: 1.50" in text
+    assert "DumpTensor: desc=7, addr=0x" in text and "data_type=DT_FLOAT, position=UB\n[0.25, 1.25, 2.25, 3.25]" in text
+    assert "desc=9," in text and "[8.25, 9.25]" in text  # DumpAccChkPoint: from element 8
+    assert "desc=11," in text and "position=GM\n[0.25, 1.25, 2.25]" in text
+    assert "[ASSERT]" not in text
+    _, again = run(0)
+    assert again.count("[block 0] block 0 of 1") == 1 and "of 2" not in again
+
+
+@pytest.mark.parametrize("mode, marker, expected", [
+    (1, "ASSERT_MSG", ["Assertion `n < 4'", "n is 16", "printf: this block's last debug output", "block 0 of 1"]),
+    (2, "ASSERT_BARE", ["Assertion `n == 0'"]),
+])
+def test_failed_assert_fails_the_launch_at_the_kernel_line(mode, marker, expected):
+    with pytest.raises(SimulatorError) as info:
+        run(mode)
+    err = info.value
+    assert err.kind == "bad_argument" and str(err.message).startswith("assert failed")
+    assert err.line == _source_line(marker)
+    for text in expected:
+        assert text in str(err)
+    left = take_output(kernel())  # the failed launch's text stays collected, with the assert's own line
+    assert "[block 0] [ASSERT] " in left and f":{err.line}: Assertion `" in left
+
+
+@pytest.mark.parametrize("mode, marker, kind, words", [
+    (3, "DUMP_OVERRUN", "local_overrun", "offset + dumpSize"),
+    (4, "DUMP_MISALIGNED", "ub_misaligned", "32-byte aligned"),
+])
+def test_dump_constraints_name_the_kernel_line(mode, marker, kind, words):
+    with pytest.raises(SimulatorError) as info:
+        run(mode)
+    assert info.value.kind == kind and info.value.line == _source_line(marker) and words in str(info.value)
+
+
+def _entry(body: str) -> str:
+    return ('#include "kernel_operator.h"\nusing namespace AscendC;\n'
+            'extern "C" __global__ __aicore__ void k(GM_ADDR x, uint32_t n)\n{\n'
+            "    GlobalTensor<float> xg;\n    xg.SetGlobalBuffer((__gm__ float*)x, n);\n" + body + "}\n")
+
+
+def test_the_ascendc_debug_apis_pass_the_screen_and_c_printf_does_not():
+    screen(_entry('    PRINTF("n=%u\\n", n);\n    DumpTensor(xg, 1, n);\n    DumpAccChkPoint(xg, 2, 0, n);\n'
+                  '    assert(n > 0, "n=%u", n);\n    ascendc_assert(n > 0);\n'
+                  '    uint32_t m = Std::max(n, 1u) + Std::min(n, 2u);\n    (void)m;\n'), contract=False)
+    with pytest.raises(ScreenRejected):
+        screen(_entry('    printf("n=%u\\n", n);\n'), contract=False)
