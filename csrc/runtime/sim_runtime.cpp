@@ -20,6 +20,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <mutex>
@@ -41,6 +42,10 @@ using OpNameFn = const char* (*)(int);
 using RunFn = int (*)(const SimLaunchRequest*, SimLaunchResult*);
 using TilingSizeFn = uint32_t (*)();
 using TilingFn = uint32_t (*)(uint32_t, int32_t, const int32_t*, const int64_t*, void*, uint64_t*);
+using DebugOutputFn = uint64_t (*)(char*, uint64_t);
+
+// The library keeps at most 64 KB of debug text per launch (sim/debug.h): one buffer holds it all.
+constexpr uint64_t kDebugBufferBytes = (64u << 10) + 1;
 
 template <typename Fn>
 Fn symbol(void* handle, const char* name, const std::string& path) {
@@ -306,6 +311,7 @@ public:
         run_ = symbol<RunFn>(handle_, "ascendc_sim_run", path);
         tiling_size_ = reinterpret_cast<TilingSizeFn>(dlsym(handle_, "ascendc_sim_tiling_size"));
         tiling_ = reinterpret_cast<TilingFn>(dlsym(handle_, "ascendc_sim_tiling"));
+        debug_output_ = reinterpret_cast<DebugOutputFn>(dlsym(handle_, "ascendc_sim_debug_output"));  // absent: older
         extent_ = library_extent(reinterpret_cast<void*>(run_));
     }
     // Libraries stay loaded for the life of the process: a kernel may be launched again at any time.
@@ -363,6 +369,7 @@ public:
                                  block_order_seed, 0, 0};
         SimLaunchResult result{};
         result.cores = cores.data();
+        std::string debug_text;
         {
             py::gil_scoped_release release;
             if (checked) {
@@ -375,11 +382,28 @@ public:
             } else {
                 run_(&request, &result);
             }
+            debug_text = take_debug_text();
         }
-        return to_dict(result, cores, counters);
+        py::dict out = to_dict(result, cores, counters);
+        PyObject* text = PyUnicode_DecodeUTF8(debug_text.data(), Py_ssize_t(debug_text.size()), "replace");
+        if (text == nullptr) throw py::error_already_set();
+        out["debug_text"] = py::reinterpret_steal<py::str>(text);
+        return out;
     }
 
 private:
+    // The debug text (printf, DumpTensor, assert) the library collected since the last take, which clears it:
+    // taken after every launch, so that each launch reports only its own. Two launches of one library running
+    // at once share the library's one buffer.
+    std::string take_debug_text() const {
+        if (debug_output_ == nullptr) return {};
+        std::string text(kDebugBufferBytes, '\0');
+        uint64_t length = debug_output_(text.data(), text.size());
+        text.resize(std::min<uint64_t>(length, text.size() - 1));
+        if (length >= kDebugBufferBytes) text += "\n[debug output truncated: more than 65536 bytes in one launch]\n";
+        return text;
+    }
+
     // Moves the kernel's view of every region (and of each resident core's UB) into the inaccessible
     // reservation, and fills the fault map. Under g_checked_mutex, no checked launch running.
     void hide_buffers(SimLaunchRequest& request, std::vector<SimRegion>& regions,
@@ -469,6 +493,7 @@ private:
     RunFn run_ = nullptr;
     TilingSizeFn tiling_size_ = nullptr;
     TilingFn tiling_ = nullptr;
+    DebugOutputFn debug_output_ = nullptr;
     Extent extent_;
 };
 

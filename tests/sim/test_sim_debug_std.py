@@ -1,7 +1,9 @@
 """AscendC::Std utilities and the kernel debug APIs (printf/PRINTF, DumpTensor, DumpAccChkPoint, assert).
 
-Debug text must never reach the process's stdout: the simulator collects it per launch and hands it out
-through the library's ascendc_sim_debug_output export; a failed assert fails the launch at the kernel's line.
+Debug text must never reach the process's stdout: the simulator collects it per launch, the runtime takes it
+through the library's ascendc_sim_debug_output export after every launch and returns it with the launch
+(RunReport.debug_text, or a failed launch's SimulatorError.debug_text); a failed assert fails the launch at the
+kernel's line.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import torch
 
 from torch_ascendgen.errors import SimulatorError
 from torch_ascendgen.generators.llm.screen import ScreenRejected, screen
-from torch_ascendgen.targets.sim.simulator import compile_kernel
+from torch_ascendgen.targets.sim.simulator import DEBUG_TAIL_CHARS, compile_kernel
 
 N = 16
 
@@ -93,9 +95,8 @@ def run(mode: int, blocks: int = 1):
     k = kernel()
     x = torch.arange(N, dtype=torch.float32) + 0.25
     out = torch.zeros(8)
-    take_output(k)  # what an earlier launch left
-    k.launch(blocks, x, out, N, mode)
-    return out, take_output(k)
+    report = k.launch(blocks, x, out, N, mode)
+    return out, report.debug_text
 
 
 def test_std_utilities_match_their_documented_semantics():
@@ -130,8 +131,9 @@ def test_failed_assert_fails_the_launch_at_the_kernel_line(mode, marker, expecte
     assert err.line == _source_line(marker)
     for text in expected:
         assert text in str(err)
-    left = take_output(kernel())  # the failed launch's text stays collected, with the assert's own line
-    assert "[block 0] [ASSERT] " in left and f":{err.line}: Assertion `" in left
+    assert "[block 0] [ASSERT] " in err.debug_text and f":{err.line}: Assertion `" in err.debug_text
+    assert "[block 0] block 0 of 1: n=16" in err.debug_text  # the printf before it
+    assert take_output(kernel()) == ""  # the runtime took the failed launch's text with it
 
 
 @pytest.mark.parametrize("mode, marker, kind, words", [
@@ -142,6 +144,30 @@ def test_dump_constraints_name_the_kernel_line(mode, marker, kind, words):
     with pytest.raises(SimulatorError) as info:
         run(mode)
     assert info.value.kind == kind and info.value.line == _source_line(marker) and words in str(info.value)
+    quoted = str(info.value.message).split("printf: the launch's last debug output:\n", 1)[1]
+    assert 0 < len(quoted) <= DEBUG_TAIL_CHARS and info.value.debug_text.endswith(quoted)
+    assert "[block 0] block 0 of 1: n=16" in info.value.debug_text
+
+
+def test_each_launch_reports_its_own_debug_text_only():
+    k = kernel()
+    x = torch.arange(N, dtype=torch.float32) + 0.25
+    first = k.launch(2, x, torch.zeros(8), N, 0)
+    second = k.launch(1, x, torch.zeros(8), N, 0)
+    assert first.debug_text.count("block 0 of 2: n=16") == 1 and first.debug_text.count("block 1 of 2: n=16") == 1
+    assert second.debug_text.count("[block 0] block 0 of 1: n=16") == 1 and "of 2" not in second.debug_text
+    assert "[block 0] half prints as float: 1.50" in second.debug_text
+    assert take_output(k) == ""
+
+
+def test_isolated_launches_bring_their_debug_text_back():
+    k = kernel()
+    x = torch.arange(N, dtype=torch.float32) + 0.25
+    report = k.launch_isolated(1, x, torch.zeros(8), N, 0, checked=True)
+    assert "[block 0] block 0 of 1: n=16" in report.debug_text
+    with pytest.raises(SimulatorError) as info:
+        k.launch_isolated(1, x, torch.zeros(8), N, 1, checked=True)
+    assert "[block 0] [ASSERT] " in info.value.debug_text and "printf: this block" in str(info.value)
 
 
 def _entry(body: str) -> str:
@@ -151,8 +177,11 @@ def _entry(body: str) -> str:
 
 
 def test_the_ascendc_debug_apis_pass_the_screen_and_c_printf_does_not():
-    screen(_entry('    PRINTF("n=%u\\n", n);\n    DumpTensor(xg, 1, n);\n    DumpAccChkPoint(xg, 2, 0, n);\n'
+    screen(_entry('    PRINTF("n=%u\\n", n);\n    AscendC::printf("n=%u\\n", n);\n    DumpTensor(xg, 1, n);\n'
+                  '    DumpAccChkPoint(xg, 2, 0, n);\n'
                   '    assert(n > 0, "n=%u", n);\n    ascendc_assert(n > 0);\n'
                   '    uint32_t m = Std::max(n, 1u) + Std::min(n, 2u);\n    (void)m;\n'), contract=False)
-    with pytest.raises(ScreenRejected):
-        screen(_entry('    printf("n=%u\\n", n);\n'), contract=False)
+    for body in ('    printf("n=%u\\n", n);\n', '    std::printf("n=%u\\n", n);\n',
+                 '    auto p = &AscendC::printf<uint32_t>;\n    (void)p;\n'):
+        with pytest.raises(ScreenRejected):
+            screen(_entry(body), contract=False)

@@ -6,6 +6,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <mutex>
+#include <cstring>
 #include <string>
 #include <type_traits>
 
@@ -29,17 +30,32 @@ inline Output& output() {
     return instance;
 }
 
-// The block's own recent text, for an assert's diagnostic (the shared buffer interleaves blocks).
-inline thread_local std::string t_block_tail;
+// The block's own recent text, for an assert's diagnostic (the shared buffer interleaves blocks). A plain
+// buffer: a thread_local std::string would make the library register an imported destructor, which the
+// library audit refuses.
+inline thread_local char t_block_tail[kTailInDiagnostic + 1];
+inline thread_local size_t t_block_tail_size = 0;
 inline thread_local const CoreState* t_tail_owner = nullptr;
 
 inline void remember_tail(const CoreState& c, const std::string& line) {
     if (t_tail_owner != &c) {
         t_tail_owner = &c;
-        t_block_tail.clear();
+        t_block_tail_size = 0;
     }
-    t_block_tail += line;
-    if (t_block_tail.size() > kTailInDiagnostic) t_block_tail.erase(0, t_block_tail.size() - kTailInDiagnostic);
+    const char* text = line.data();
+    size_t size = line.size();
+    if (size >= kTailInDiagnostic) {  // the line alone fills the tail: keep its end
+        text += size - kTailInDiagnostic;
+        size = kTailInDiagnostic;
+        t_block_tail_size = 0;
+    } else if (t_block_tail_size + size > kTailInDiagnostic) {  // drop the oldest bytes
+        size_t drop = t_block_tail_size + size - kTailInDiagnostic;
+        std::memmove(t_block_tail, t_block_tail + drop, t_block_tail_size - drop);
+        t_block_tail_size -= drop;
+    }
+    std::memcpy(t_block_tail + t_block_tail_size, text, size);
+    t_block_tail_size += size;
+    t_block_tail[t_block_tail_size] = '\0';
 }
 
 inline void emit(const CoreState& c, const std::string& body) {
@@ -185,7 +201,7 @@ inline std::string assert_expression(const char* spelled) {
                        assert_expression(spelled) + "'" + (message.empty() ? "" : " " + message);
     while (!line.empty() && line.back() == '\n') line.pop_back();
     emit(c, line);
-    std::string tail = t_tail_owner == &c ? t_block_tail : std::string();
+    std::string tail = t_tail_owner == &c ? std::string(t_block_tail, t_block_tail_size) : std::string();
     fail(Diag::BadArgument, loc,  // a kind of its own needs a case in tests/diag_kernels
          "assert failed in block %u: Assertion `%s'%s%s. The kernel stopped here, as it does on the NPU; fix the "
          "condition or the data that broke it.%s%.700s",

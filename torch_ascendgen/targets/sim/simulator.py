@@ -22,7 +22,7 @@ from typing import Any
 import torch
 
 from torch_ascendgen import config
-from torch_ascendgen.errors import KernelArgumentError, SimulatorError
+from torch_ascendgen.errors import KernelArgumentError, KernelCrashError, SimulatorError
 from torch_ascendgen.targets.runtime import build_runtime_module, load_library, use_runtime_module
 from torch_ascendgen.targets.sandbox import run_in_child
 from torch_ascendgen.targets.sim.build import SimBuild, build_sim_kernel
@@ -38,13 +38,16 @@ _ENTRY_RE = re.compile(
     r'extern\s+"C"\s+(?:__global__\s+|__aicore__\s+|__vector__\s+|__cube__\s+|inline\s+)*void\s+([A-Za-z_]\w*)\s*\('
 )
 
+DEBUG_TAIL_CHARS = 600  # of a failed launch's debug text quoted in its error message
+
 SUPPORTED_DTYPES = {torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int8, torch.uint8,
                     torch.int16, torch.int32, torch.int64, torch.bool}
 
 
 @dataclass(frozen=True)
 class RunReport:
-    """What one launch did: per-core counters and the estimated NPU time."""
+    """What one launch did: per-core counters, the estimated NPU time and the kernel's debug text (AscendC::printf,
+    PRINTF, DumpTensor, DumpAccChkPoint: that launch's only, lines tagged ``[block N]``)."""
 
     soc: str
     block_dim: int
@@ -52,6 +55,7 @@ class RunReport:
     launch_ns: float
     hbm_bound_ns: float  # the chip's GM bandwidth floor for the bytes moved
     cores: list[dict] = field(repr=False)
+    debug_text: str = field(default="", repr=False)
 
     @property
     def gm_bytes(self) -> int:
@@ -142,21 +146,28 @@ class SimKernel:
         result = self._library.run(block_dim, _sim_dict(profile), values, regions, counters, checked,
                                    block_order_seed & (2**64 - 1), list(labels))
         del keep_alive
+        text = result.get("debug_text", "")
         if result["status"] == 1:
-            raise self._diagnostic(result["diagnostic"])
+            raise self._diagnostic(result["diagnostic"], text)
         if result["status"] != 0:
-            raise SimulatorError("launch_failed", f"an exception escaped {self.entry} or the simulator while it ran "
-                                 f"(status {result['status']}); kernels must not throw or allocate memory")
+            raise _carrying(SimulatorError(
+                "launch_failed", _quote_debug_text(f"an exception escaped {self.entry} or the simulator while it ran "
+                                                   f"(status {result['status']}); kernels must not throw or allocate "
+                                                   "memory", text)), text)
         return RunReport(profile.name, block_dim, result["est_ns"], result["est_launch_ns"], result["est_hbm_ns"],
-                         result["cores"])
+                         result["cores"], text)
 
     def launch_isolated(self, block_dim: int, *args: Any, soc: str | None = None,
                         timeout: float | None = None, checked: bool = False) -> RunReport:
         """Like launch, in a child process with a time limit; tensor arguments receive the results."""
         limit = config.run_timeout_s() if timeout is None else timeout
         runtime = str(build_runtime_module())  # the sandboxed child only loads it
-        report, after = run_in_child(_launch_in_child, self.build, self.source, self.filename, block_dim, list(args),
-                                     soc, runtime, checked, timeout=limit, what=f"kernel {self.entry}")
+        what = f"kernel {self.entry}"
+        launched, failure = run_in_child(_launch_in_child_keeping_text, self.build, self.source, self.filename,
+                                         block_dim, list(args), soc, runtime, checked, timeout=limit, what=what)
+        if failure is not None:
+            raise _failure_from_child(failure, what)
+        report, after = launched
         for before, result in zip(args, after):
             if isinstance(before, torch.Tensor):
                 before.copy_(result)
@@ -178,14 +189,38 @@ class SimKernel:
                 values.append(_scalar_bytes(kind, size, arg, index, self.entry))
         return values, regions, keep_alive
 
-    def _diagnostic(self, diag: dict) -> SimulatorError:
+    def _diagnostic(self, diag: dict, debug_text: str) -> SimulatorError:
         line = diag["line"]
         from_kernel = diag["file"].endswith("kernel.cpp") or diag["file"] == self.filename
         source_line = ""
         if from_kernel and 0 < line <= len(self.source.splitlines()):
             source_line = self.source.splitlines()[line - 1]
         file = self.filename if from_kernel else diag["file"]
-        return SimulatorError(diag["kind"], diag["message"], file, line, diag["block"], source_line)
+        message = _quote_debug_text(diag["message"], debug_text)
+        return _carrying(SimulatorError(diag["kind"], message, file, line, diag["block"], source_line), debug_text)
+
+
+def _quote_debug_text(message: str, debug_text: str) -> str:
+    """``message`` with the end of the launch's debug text, which the repair feedback then shows the model (a
+    failed assert's message already quotes its block's own, after "printf:")."""
+    if not debug_text.strip() or "printf:" in message:
+        return message
+    return f"{message}\nprintf: the launch's last debug output:\n{debug_text[-DEBUG_TAIL_CHARS:]}"
+
+
+def _carrying(error: SimulatorError, debug_text: str) -> SimulatorError:
+    """``error`` with the failed launch's whole debug text as its ``debug_text``."""
+    error.debug_text = debug_text
+    return error
+
+
+def _failure_from_child(failure: Any, what: str) -> Exception:
+    """The SimulatorError a child's launch failed with, its debug text attached again (pickling drops it)."""
+    if type(failure) is tuple and len(failure) == 2 and isinstance(failure[0], SimulatorError) and (
+            type(failure[1]) is str):
+        return _carrying(*failure)
+    return KernelCrashError(f"{what} answered with {type(failure).__name__} where a simulator error was due; only "
+                            "data may come back from a kernel run")
 
 
 @functools.cache
@@ -213,6 +248,15 @@ def _launch_in_child(build: SimBuild, source: str, filename: str, block_dim: int
     kernel = SimKernel(build, source, filename)
     report = kernel.launch(block_dim, *args, soc=soc, checked=checked)
     return report, [a if isinstance(a, torch.Tensor) else None for a in args]
+
+
+def _launch_in_child_keeping_text(*args: Any):
+    """_launch_in_child's (report, tensors), and None; or None and a failed launch's (SimulatorError, debug text):
+    sent as data, as raised it would lose its debug_text on the way (pickling keeps only its constructor's)."""
+    try:
+        return _launch_in_child(*args), None
+    except SimulatorError as exc:
+        return None, (exc, exc.debug_text)
 
 
 def _gm_buffer(arg: Any, index: int, entry: str) -> tuple[int, int, Any]:
