@@ -14,6 +14,7 @@ import struct
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -127,3 +128,40 @@ def test_static_initialiser_crash_does_not_kill_the_caller() -> None:
         f"the caller died (exit {done.returncode}): compile_kernel ran the kernel's static initialisers in the "
         f"calling process\n{done.stdout[-1000:]}{done.stderr[-1000:]}"
     )
+
+
+ORPHAN_SCRIPT = """
+import os, sys, time
+from torch_ascendgen.targets.sandbox import Worker
+
+worker = Worker(time.time, 120, "the test's worker")
+worker.start()
+worker.call(time.time, timeout=120)  # the child is up and confined
+print(worker._child.process.pid, flush=True)
+worker.call(time.sleep, 600, timeout=900)  # the parent is killed during this call
+"""
+
+
+def test_a_child_whose_parent_is_killed_stops_itself(tmp_path) -> None:
+    """Killing the process that started a sandboxed child (no cleanup runs) must not leave the child running: a
+    spinning kernel would hold a core for good."""
+    parent = subprocess.Popen([sys.executable, "-c", ORPHAN_SCRIPT], stdout=subprocess.PIPE, text=True)
+    try:
+        child = int(parent.stdout.readline())
+        time.sleep(1.0)
+        assert _alive(child), "the child died before its parent"
+    finally:
+        parent.kill()
+        parent.wait()
+    deadline = time.monotonic() + 10
+    while _alive(child) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not _alive(child), "the child outlived its killed parent"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().split(") ")[-1][0] != "Z"
+    except FileNotFoundError:
+        return False

@@ -42,6 +42,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import traceback
 from collections.abc import Callable
@@ -58,6 +59,7 @@ from torch_ascendgen.targets.confinement import Policy, Protections
 
 SHARED_TENSOR_BYTES = 1 << 20  # a tensor storage at least this big travels as a file of its own
 
+_ORPHANED_EXIT = 70  # a child that outlived the process that started it
 _RAW_POINTER_HINT = ("an access through a raw pointer (in a checked launch, any raw GM or UB access, in bounds or "
                      "not); the simulator, its cost model and its race checks see GM only through GlobalTensor/"
                      "DataCopy: use DataCopy/DataCopyPad, or GlobalTensor::GetValue/SetValue for scalars")
@@ -585,10 +587,24 @@ def _child_entry(argv: list[str]) -> None:
     """``argv``: the policy, then the folder (one call) or the worker flag, folder, report fd and file threshold."""
     if confinement.active() is None:  # started without the boot lines: confined late, with torch imported
         confinement.confine(Policy.from_json(argv[0]))
+    _stop_with_parent()
     if argv[1] == _WORKER_FLAG:
         _worker_main(argv[2], int(argv[3]), int(argv[4]))
     else:
         _child_main(argv[1])
+
+
+def _stop_with_parent(period_s: float = 0.5) -> None:
+    """The child ends itself once the process that started it is gone (killed, crashed): nobody else would stop
+    a kernel that spins, and the child would hold a core for good. By polling the parent's pid, not by
+    PR_SET_PDEATHSIG, which fires when the parent's starting thread ends, not the parent."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(period_s)
+        os._exit(_ORPHANED_EXIT)
+    threading.Thread(target=watch, name="ascendgen-parent-watch", daemon=True).start()
 
 
 def _child_main(folder: str) -> None:

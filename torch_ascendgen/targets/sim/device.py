@@ -19,9 +19,9 @@ from torch_ascendgen.capture import KernelTask
 from torch_ascendgen.records import ENTRY, Candidate, InputSet, SetRun
 from torch_ascendgen.targets.runtime import ContractKernel, build_runtime_module, runtime_module_path
 from torch_ascendgen.targets.sandbox import Worker
+from torch_ascendgen.targets.sim import library_audit  # called through the module: tests stand in for it
 from torch_ascendgen.targets.sim.build import SimBuild, build_flags, sim_headers_digest
 from torch_ascendgen.targets.sim.candidate import prepare_child, run_candidate
-from torch_ascendgen.targets.sim.library_audit import audit_library
 from torch_ascendgen.targets.sim.serving import served_kernel
 from torch_ascendgen.targets.sim.simulator import SimKernel, compile_kernel
 from torch_ascendgen.targets.toolchain import compiler_identity
@@ -34,7 +34,7 @@ def identity(soc: str) -> str:
 def build(source: str, task: KernelTask, target) -> SimBuild:
     """``source``'s library, audited (library_audit.py) before any process loads it."""
     built = compile_kernel(source, ENTRY, contract=True).build
-    audit_library(built.library)
+    library_audit.audit_library(built.library)
     return built
 
 
@@ -60,7 +60,8 @@ def load(entry: CacheEntry, task: KernelTask, target, library: Path | None, serv
         kernel = SimKernel(build(entry.source, task, target), entry.source, "kernel.cpp")
     else:
         kernel = SimKernel(SimBuild(ENTRY, entry.key, entry.directory, library, 0.0, True), entry.source, "kernel.cpp")
-        audit_library(kernel.build.library)  # before any process loads it, whoever wrote it (SimKernel loads lazily)
+        # before any process loads it, whoever wrote it (SimKernel loads lazily)
+        library_audit.audit_library(kernel.build.library)
     if served:
         return served_kernel(entry, task, target.soc, kernel.build.library)
     return ContractKernel(kernel, task, target.soc)
