@@ -396,7 +396,7 @@ private:
     // taken after every launch, so that each launch reports only its own. Two launches of one library running
     // at once share the library's one buffer.
     std::string take_debug_text() const {
-        if (debug_output_ == nullptr) return {};
+        if (debug_output_ == nullptr || debug_output_(nullptr, 0) == 0) return {};  // the usual launch: no text
         std::string text(kDebugBufferBytes, '\0');
         uint64_t length = debug_output_(text.data(), text.size());
         text.resize(std::min<uint64_t>(length, text.size() - 1));

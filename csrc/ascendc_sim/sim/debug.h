@@ -257,12 +257,14 @@ void DumpAccChkPoint(const GlobalTensor<T>& tensor, uint32_t index, uint32_t cou
 
 // Takes the debug text collected since the last call (the runtime calls it after each launch):
 // copies up to `size` - 1 bytes and a NUL into `buffer`, clears the buffer and returns the text's length.
+// With no buffer it only returns the length, so that a launch that printed nothing costs no copy.
 extern "C" inline __attribute__((used, visibility("default"))) uint64_t ascendc_sim_debug_output(char* buffer,
                                                                                                uint64_t size) {
     ascendc_sim::debug_detail::Output& out = ascendc_sim::debug_detail::output();
     std::lock_guard<std::mutex> lock(out.mutex);
     uint64_t length = out.text.size();
-    if (buffer != nullptr && size > 0) std::snprintf(buffer, size, "%s", out.text.c_str());
+    if (buffer == nullptr) return length;
+    if (size > 0) std::snprintf(buffer, size, "%s", out.text.c_str());
     out.text.clear();
     out.truncated = false;
     return length;
