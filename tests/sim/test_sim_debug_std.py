@@ -111,9 +111,10 @@ def test_printf_and_dumps_are_collected_per_launch_not_printed(capfd):
     assert "[block 0] block 0 of 2: n=16 first=0.250000" in text
     assert "[block 1] block 1 of 2: n=16 first=0.250000" in text
     assert "[block 0] half prints as float: 1.50" in text
-    assert "DumpTensor: desc=7, addr=0x" in text and "data_type=DT_FLOAT, position=UB\n[0.25, 1.25, 2.25, 3.25]" in text
+    assert "DumpTensor: desc=7, addr=0x" in text
+    assert "data_type=DT_FLOAT, position=UB, dump_size=4\n[0.25, 1.25, 2.25, 3.25]" in text
     assert "desc=9," in text and "[8.25, 9.25]" in text  # DumpAccChkPoint: from element 8
-    assert "desc=11," in text and "position=GM\n[0.25, 1.25, 2.25]" in text
+    assert "desc=11," in text and "position=GM, dump_size=3\n[0.25, 1.25, 2.25]" in text
     assert "[ASSERT]" not in text
     _, again = run(0)
     assert again.count("[block 0] block 0 of 1") == 1 and "of 2" not in again
@@ -185,3 +186,76 @@ def test_the_ascendc_debug_apis_pass_the_screen_and_c_printf_does_not():
                  '    auto p = &AscendC::printf<uint32_t>;\n    (void)p;\n'):
         with pytest.raises(ScreenRejected):
             screen(_entry(body), contract=False)
+
+
+SHAPED = r"""
+#include "kernel_operator.h"
+using namespace AscendC;
+
+extern "C" __global__ __aicore__ void shaped(GM_ADDR x, GM_ADDR out, uint32_t mode)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> bx;
+    pipe.InitBuffer(bx, 6 * sizeof(float));
+    GlobalTensor<float> xg, og;
+    xg.SetGlobalBuffer((__gm__ float*)x, 8);
+    og.SetGlobalBuffer((__gm__ float*)out, 4);
+    LocalTensor<float> xl = bx.Get<float>();
+    PrintTimeStamp(0x10001);
+    DataCopy(xl, xg, 8);
+    PipeBarrier<PIPE_ALL>();
+    PrintTimeStamp(0x10002);
+    uint32_t dims[] = {2, 3};
+    xl.SetShapeInfo(ShapeInfo(2, dims, DataFormat::ND));
+    ShapeInfo back = xl.GetShapeInfo();
+    og.SetValue(0, static_cast<float>(back.shapeDim * 100 + back.shape[0] * 10 + back.shape[1]));
+    og.SetValue(1, static_cast<float>(GetShapeSize(back)));
+    DumpTensor(xl, 3, 6, back);
+    uint32_t flat[] = {6};
+    DumpTensor(xg, 4, 4, ShapeInfo(1, flat));
+    uint32_t zero[] = {2, 0};
+    if (mode == 1) DumpTensor(xl, 5, 6, ShapeInfo(2, zero));  // <- ZERO_DIM
+    if (mode == 2) Trap();  // <- TRAP
+}
+"""
+
+
+@functools.cache
+def shaped_kernel():
+    return compile_kernel(SHAPED, filename="shaped.cpp")
+
+
+def _shaped_line(marker: str) -> int:
+    return next(i for i, text in enumerate(SHAPED.splitlines(), 1) if f"// <- {marker}" in text)
+
+
+def _run_shaped(mode: int, soc: str | None = None):
+    x = torch.arange(8, dtype=torch.float32)
+    out = torch.zeros(4)
+    return out, shaped_kernel().launch(1, x, out, mode, soc=soc)
+
+
+def test_shape_info_is_kept_by_the_tensor_and_shapes_the_dump():
+    out, report = _run_shaped(0)
+    assert out[:2].tolist() == [223.0, 6.0]
+    text = report.debug_text
+    assert "desc=3," in text and "dump_size=6, shape=[2, 3]\n[[0, 1, 2],\n[3, 4, 5]]" in text
+    assert "desc=4," in text and "position=GM, dump_size=4, shape=[6]\n[0, 1, 2, 3]" in text
+
+
+def test_print_time_stamp_records_the_estimated_cycles_in_order():
+    _, report = _run_shaped(0)
+    stamps = [int(line.split("timeStamp is ")[1].split(",")[0]) for line in report.debug_text.splitlines()
+              if "descId is 6553" in line]
+    assert len(stamps) == 2 and stamps[1] > stamps[0], report.debug_text
+    assert "descId is 65537, rsv is 0, timeStamp is" in report.debug_text
+    with pytest.raises(SimulatorError) as info:
+        _run_shaped(0, soc="Ascend310P3")
+    assert info.value.kind == "unsupported_api" and "PrintTimeStamp" in str(info.value)
+
+
+@pytest.mark.parametrize("mode, marker, words", [(1, "ZERO_DIM", "dimension 1 is 0"), (2, "TRAP", "Trap() called")])
+def test_a_bad_shape_and_trap_fail_at_the_kernel_line(mode, marker, words):
+    with pytest.raises(SimulatorError) as info:
+        _run_shaped(mode)
+    assert info.value.line == _shaped_line(marker) and words in str(info.value)

@@ -3,6 +3,7 @@
 // into one capped buffer that the runtime takes after a launch (ascendc_sim_debug_output). A failed
 // assert fails the launch with a diagnostic at the kernel's line, carrying the block's recent output.
 #pragma once
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <mutex>
@@ -117,16 +118,49 @@ std::string element_text(const T& v) {
         return std::to_string(static_cast<unsigned long long>(v));
 }
 
+// The values nested by `shape` (its last dimension innermost, one line per row), the first `count` of them.
 template <typename T>
-void dump(const CoreState& c, const T* data, uint32_t count, uint32_t desc, uint64_t addr, const char* position) {
-    std::string text = format("DumpTensor: desc=%u, addr=0x%llx, data_type=%s, position=%s\n[", desc,
-                              (unsigned long long)addr, dump_type(dtype_of<T>), position);
+void append_shaped(std::string& text, const T* data, uint32_t count, const AscendC::ShapeInfo& shape, int dim,
+                   uint64_t& at) {
+    text += "[";
+    for (uint32_t i = 0; i < shape.shape[dim] && at < count && text.size() <= kOutputCap; ++i) {
+        if (i) text += dim + 1 == shape.shapeDim ? ", " : ",\n";
+        if (dim + 1 == shape.shapeDim) text += element_text(data[at++]);
+        else append_shaped(text, data, count, shape, dim + 1, at);
+    }
+    text += "]";
+}
+
+template <typename T>
+void dump(const CoreState& c, const T* data, uint32_t count, uint32_t desc, uint64_t addr, const char* position,
+          const AscendC::ShapeInfo* shape = nullptr) {
+    std::string text = format("DumpTensor: desc=%u, addr=0x%llx, data_type=%s, position=%s, dump_size=%u", desc,
+                              (unsigned long long)addr, dump_type(dtype_of<T>), position, count);
+    if (shape != nullptr && shape->shapeDim > 0) {
+        text += ", shape=[";
+        for (int i = 0; i < shape->shapeDim; ++i) text += (i ? ", " : "") + std::to_string(shape->shape[i]);
+        text += "]\n";
+        uint64_t at = 0;
+        append_shaped(text, data, count, *shape, 0, at);
+        return emit(c, text);
+    }
+    text += "\n[";
     for (uint32_t i = 0; i < count; ++i) {
         if (i) text += ", ";
         text += element_text(data[i]);
         if (text.size() > kOutputCap) break;
     }
     emit(c, text + "]");
+}
+
+inline void check_shape(const AscendC::ShapeInfo& shape, Loc loc) {
+    if (shape.too_many_dims)
+        fail(Diag::BadArgument, loc, "DumpTensor with a ShapeInfo of more than %d dimensions; ShapeInfo holds at "
+             "most K_MAX_DIM (%d) dimensions", AscendC::K_MAX_DIM, AscendC::K_MAX_DIM);
+    for (int i = 0; i < shape.shapeDim; ++i)
+        if (shape.shape[i] == 0)
+            fail(Diag::BadArgument, loc, "DumpTensor with a ShapeInfo whose dimension %d is 0; give every dimension "
+                 "its extent, or dump without a ShapeInfo", i);
 }
 
 inline const char* local_position(AscendC::TPosition p) {
@@ -144,7 +178,7 @@ inline const char* local_position(AscendC::TPosition p) {
 
 template <typename T>
 void dump_local(const AscendC::LocalTensor<T>& tensor, uint32_t desc, uint32_t offset, uint32_t count, const char* api,
-                Loc loc) {
+                Loc loc, const AscendC::ShapeInfo* shape = nullptr) {
     const CoreState& c = core(loc);
     if (tensor.GetPhyAddrPtr() == nullptr)
         fail(Diag::BadArgument, loc, "%s on an empty LocalTensor (never allocated); dump a tensor from a queue's "
@@ -159,17 +193,17 @@ void dump_local(const AscendC::LocalTensor<T>& tensor, uint32_t desc, uint32_t o
              "use an offset that is a multiple of %zu elements", api, offset,
              (unsigned long long)offset * sizeof(T), 32 / sizeof(T));
     const T* data = tensor.GetPhyAddrPtr() + offset;
-    dump(c, data, count, desc, tensor.GetPhyAddr(offset), local_position(tensor.GetPosition()));
+    dump(c, data, count, desc, tensor.GetPhyAddr(offset), local_position(tensor.GetPosition()), shape);
 }
 
 template <typename T>
 void dump_global(const AscendC::GlobalTensor<T>& tensor, uint32_t desc, uint64_t offset, uint32_t count,
-                 const char* api, Loc loc) {
+                 const char* api, Loc loc, const AscendC::ShapeInfo* shape = nullptr) {
     const CoreState& c = core(loc);
-    if (count == 0) return dump(c, static_cast<const T*>(nullptr), 0, desc, 0, "GM");
+    if (count == 0) return dump(c, static_cast<const T*>(nullptr), 0, desc, 0, "GM", shape);
     const uint8_t* bytes = check_gm(tensor.GetPhyAddr(offset), uint64_t(count) * sizeof(T), api, loc, tensor.sim_home());
     dump(c, reinterpret_cast<const T*>(bytes), count, desc, reinterpret_cast<uint64_t>(tensor.GetPhyAddr(offset)),
-         "GM");
+         "GM", shape);
 }
 
 // The expression's spelling: the macro's argument text up to its first top-level comma.
@@ -240,6 +274,39 @@ template <typename T>
 void DumpTensor(const GlobalTensor<T>& tensor, uint32_t desc, uint32_t dumpSize,
                 ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
     ascendc_sim::debug_detail::dump_global(tensor, desc, 0, dumpSize, "DumpTensor", loc);
+}
+
+template <typename T>
+void DumpTensor(const LocalTensor<T>& tensor, uint32_t desc, uint32_t dumpSize, const ShapeInfo& shapeInfo,
+                ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    ascendc_sim::debug_detail::check_shape(shapeInfo, loc);
+    ascendc_sim::debug_detail::dump_local(tensor, desc, 0, dumpSize, "DumpTensor", loc, &shapeInfo);
+}
+template <typename T>
+void DumpTensor(const GlobalTensor<T>& tensor, uint32_t desc, uint32_t dumpSize, const ShapeInfo& shapeInfo,
+                ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    ascendc_sim::debug_detail::check_shape(shapeInfo, loc);
+    ascendc_sim::debug_detail::dump_global(tensor, desc, 0, dumpSize, "DumpTensor", loc, &shapeInfo);
+}
+
+// PrintTimeStamp.md: on the NPU it prints only in a build with -DASCENDC_TIME_STAMP_ON; the simulator's headers
+// are precompiled without the kernel's options, so it always records the line (in the debug text only).
+// timeStamp is the block's busiest pipe in the cost model's estimate, in cycles of the SoC's clock.
+inline void PrintTimeStamp(uint32_t descId, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    const ascendc_sim::CoreState& c = ascendc_sim::core(loc);
+    if (c.soc().arch != 0)
+        ascendc_sim::fail(ascendc_sim::Diag::UnsupportedApi, loc, "PrintTimeStamp is documented for Atlas A2/A3 only, "
+                          "not for %s; remove the call for this SoC", c.soc().name);
+    double now = *std::max_element(c.pipe_free, c.pipe_free + ASCENDC_SIM_PIPES);
+    auto cycles = static_cast<unsigned long long>(now * c.soc().clock_ghz);
+    ascendc_sim::debug_detail::emit(c, ascendc_sim::debug_detail::format(
+        "descId is %u, rsv is 0, timeStamp is %llu, pcPtr is 0, entry is 0.", descId, cycles));
+}
+
+// Stops the kernel where it is called: the launch fails at this line (Trap.md).
+[[noreturn]] inline void Trap(ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    ascendc_sim::fail(ascendc_sim::Diag::BadArgument, loc,
+                      "Trap() called: the kernel stopped here, as it does on the NPU; the launch has failed");
 }
 
 template <typename T>

@@ -10,6 +10,43 @@ enum class TPosition : uint8_t {
 };
 using QuePosition = TPosition;
 
+constexpr int32_t K_MAX_DIM = 8;
+
+enum class DataFormat : uint8_t { ND = 0, NZ, NCHW, NC1HWC0, NHWC, NCDHW, NDC1HWC0, FRACTAL_Z_3D };
+
+// The shape of a LocalTensor or GlobalTensor, as far as the kernel records it (ShapeInfo.md): only
+// DumpTensor reads it; no instruction looks at it.
+struct ShapeInfo {
+    ShapeInfo() = default;
+    ShapeInfo(uint8_t inputShapeDim, const uint32_t inputShape[], uint8_t inputOriginalShapeDim,
+              const uint32_t inputOriginalShape[], DataFormat inputFormat)
+        : shapeDim(clamped(inputShapeDim)), originalShapeDim(clamped(inputOriginalShapeDim)), dataFormat(inputFormat) {
+        for (int i = 0; i < shapeDim; ++i) shape[i] = inputShape[i];
+        for (int i = 0; i < originalShapeDim; ++i) originalShape[i] = inputOriginalShape[i];
+        too_many_dims = inputShapeDim > K_MAX_DIM || inputOriginalShapeDim > K_MAX_DIM;
+    }
+    ShapeInfo(uint8_t inputShapeDim, const uint32_t inputShape[], DataFormat inputFormat)
+        : ShapeInfo(inputShapeDim, inputShape, inputShapeDim, inputShape, inputFormat) {}
+    ShapeInfo(uint8_t inputShapeDim, const uint32_t inputShape[])
+        : ShapeInfo(inputShapeDim, inputShape, inputShapeDim, inputShape, DataFormat::ND) {}
+
+    uint8_t shapeDim = 0;
+    uint8_t originalShapeDim = 0;
+    uint32_t shape[K_MAX_DIM] = {};
+    uint32_t originalShape[K_MAX_DIM] = {};
+    DataFormat dataFormat = DataFormat::ND;
+    bool too_many_dims = false;  // simulator: reported by the API that reads the shape
+
+private:
+    static uint8_t clamped(uint8_t dims) { return dims > K_MAX_DIM ? uint8_t(K_MAX_DIM) : dims; }
+};
+
+inline int GetShapeSize(const ShapeInfo& shapeInfo) {
+    int size = 1;
+    for (int i = 0; i < shapeInfo.shapeDim; ++i) size *= int(shapeInfo.shape[i]);
+    return size;
+}
+
 template <typename T>
 class LocalTensor {
 public:
@@ -59,6 +96,8 @@ public:
     TPosition GetPosition() const { return position_; }
     void SetUserTag(int32_t tag) { user_tag_ = tag; }
     int32_t GetUserTag() const { return user_tag_; }
+    void SetShapeInfo(const ShapeInfo& shapeInfo) { shape_info_ = shapeInfo; }
+    ShapeInfo GetShapeInfo() const { return shape_info_; }
 
     // Simulator internals.
     T* GetPhyAddrPtr() const { return data_; }
@@ -89,6 +128,7 @@ private:
     ascendc_sim::BufferTiming* timing_ = nullptr;
     const void* owner_ = nullptr;
     int32_t user_tag_ = 0;
+    ShapeInfo shape_info_;
 };
 
 template <typename T>
@@ -130,6 +170,8 @@ public:
     __gm__ T* GetPhyAddr(uint64_t offset) const { return data_ + offset; }
     template <typename Mode>
     void SetL2CacheHint(Mode) {}
+    void SetShapeInfo(const ShapeInfo& shapeInfo) { shape_info_ = shapeInfo; }
+    ShapeInfo GetShapeInfo() const { return shape_info_; }
 
 private:
     // Where the element's bytes are, once checked and charged to the scalar pipe.
@@ -143,6 +185,7 @@ private:
     T* data_ = nullptr;
     uint64_t size_ = 0;
     ascendc_sim::GmHome home_;
+    ShapeInfo shape_info_;
 };
 
 }  // namespace AscendC
