@@ -17,3 +17,4 @@
 #include "sim/tiling.h"
 #include "sim/std_utils.h"
 #include "sim/debug.h"
+#include "sim/sort.h"

@@ -1,0 +1,339 @@
+"""Sorting APIs (sim/sort.h) against torch.sort and the documented examples.
+
+Sort32.md, MrgSort.md, MrgSort-37.md, Sort.md, Concat.md, Extract.md, GetSortOffset.md,
+GetMrgSortResult.md (asc-devkit v8.5.0). A sorted element is 8 bytes: the score in the low bytes
+and the uint32 index in the high 4; descending by score, equal scores in input order. The reference
+is a stable torch sort of (score, index) pairs, checked bit for bit.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from torch_ascendgen.errors import SimulatorError
+from torch_ascendgen.targets.sim.simulator import compile_kernel
+
+FLOAT, HALF = 0, 1
+DTYPES = {FLOAT: torch.float32, HALF: torch.float16}
+MAXN = 512  # elements of every buffer
+
+# p: op, n, repeat, len0..len3, validBit, mrgRepeat, suspend, srcOff (elements), q1Off (sort elements)
+SORT = r"""
+#include "kernel_operator.h"
+using namespace AscendC;
+
+template <typename T>
+__aicore__ inline void Run(GM_ADDR score, GM_ADDR index, GM_ADDR sorted, GM_ADDR value, GM_ADDR idxOut,
+                           GM_ADDR counts, const uint32_t* p)
+{
+    uint32_t op = p[0], n = p[1], srcOff = p[11], q1Off = p[12];
+    int32_t repeat = (int32_t)p[2];
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> bScore, bIndex, bSorted, bMerged, bTmp, bValue, bIdx;
+    pipe.InitBuffer(bScore, (512 + 64) * sizeof(T));
+    pipe.InitBuffer(bIndex, 512 * sizeof(uint32_t));
+    pipe.InitBuffer(bSorted, 512 * 8);
+    pipe.InitBuffer(bMerged, 512 * 8);
+    pipe.InitBuffer(bTmp, 512 * 8);
+    pipe.InitBuffer(bValue, 512 * sizeof(T));
+    pipe.InitBuffer(bIdx, 512 * sizeof(uint32_t));
+    GlobalTensor<T> scoreGm, valueGm;
+    GlobalTensor<uint32_t> indexGm, idxGm, countGm;
+    GlobalTensor<uint8_t> sortedGm;
+    scoreGm.SetGlobalBuffer((__gm__ T*)score);
+    indexGm.SetGlobalBuffer((__gm__ uint32_t*)index);
+    sortedGm.SetGlobalBuffer((__gm__ uint8_t*)sorted);
+    valueGm.SetGlobalBuffer((__gm__ T*)value);
+    idxGm.SetGlobalBuffer((__gm__ uint32_t*)idxOut);
+    countGm.SetGlobalBuffer((__gm__ uint32_t*)counts);
+    LocalTensor<T> s = bScore.Get<T>()[srcOff];
+    LocalTensor<uint32_t> idx = bIndex.Get<uint32_t>();
+    LocalTensor<T> sortedL = bSorted.Get<T>();
+    LocalTensor<T> merged = bMerged.Get<T>();
+    LocalTensor<T> tmp = bTmp.Get<T>();
+    LocalTensor<T> values = bValue.Get<T>();
+    LocalTensor<uint32_t> idxs = bIdx.Get<uint32_t>();
+    LocalTensor<uint32_t> cnt = bIdx.Get<uint32_t>()[504];
+    DataCopy(bScore.Get<T>(), scoreGm, 512 + 64);
+    DataCopy(idx, indexGm, 512);
+    PipeBarrier<PIPE_ALL>();
+    uint16_t lens[4] = {(uint16_t)p[3], (uint16_t)p[4], (uint16_t)p[5], (uint16_t)p[6]};
+    uint16_t validBit = (uint16_t)p[7];
+    int32_t mrgRepeat = (int32_t)p[8];
+    bool suspend = p[9] != 0;
+    uint32_t total = (lens[0] + lens[1] + lens[2] + (validBit == 15 ? lens[3] : 0)) * (mrgRepeat > 0 ? mrgRepeat : 1);
+    LocalTensor<T> out = sortedL;
+    if (op == 0) {
+        Sort32(sortedL, s, idx, repeat);  // @sort32
+    } else if (op == 1 || op == 2) {
+        LocalTensor<T> concat;
+        Concat(concat, s, tmp, (int32_t)(n / 16));
+        if (op == 1) Sort<T, true>(sortedL, concat, idx, tmp, repeat);  // @sortfull
+        else Sort<T, false>(sortedL, concat, idx, tmp, repeat);
+    } else {
+        Sort32(sortedL, s, idx, repeat);
+        PipeBarrier<PIPE_V>();
+        uint32_t q = GetSortOffset<T>(32);
+        MrgSortSrcList<T> list(sortedL[0], sortedL[q1Off ? q1Off : q], sortedL[2 * q], sortedL[3 * q]);
+        if (validBit == 3) list.src3 = LocalTensor<T>();
+        if (op == 3) {
+            MrgSort4Info info(lens, suspend, validBit, (uint16_t)mrgRepeat);
+            MrgSort(merged, list, info);  // @mrgsort
+            if (suspend) {
+                uint16_t r0, r1, r2, r3;
+                GetMrgSortResult(r0, r1, r2, r3);
+                cnt.SetValue(0, r0); cnt.SetValue(1, r1); cnt.SetValue(2, r2); cnt.SetValue(3, r3);
+            }
+        } else {
+            uint32_t sortedNum[4] = {0, 0, 0, 0};
+            if (suspend) MrgSort<T, true>(merged, list, lens, sortedNum, validBit, mrgRepeat);
+            else MrgSort<T, false>(merged, list, lens, sortedNum, validBit, mrgRepeat);  // @mrgsort37
+            for (int i = 0; i < 4; ++i) cnt.SetValue(4 + i, sortedNum[i]);
+        }
+        PipeBarrier<PIPE_ALL>();
+        out = merged;
+        n = total;
+    }
+    PipeBarrier<PIPE_V>();
+    int32_t extractRepeat = (int32_t)((n + 31) / 32);
+    if (op != 4 || !suspend) Extract(values, idxs, out, extractRepeat);  // @extract
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(sortedGm, out.template ReinterpretCast<uint8_t>(), 512 * 8);
+    DataCopy(valueGm, values, 512);
+    DataCopy(idxGm, bIdx.Get<uint32_t>(), 512);
+}
+
+extern "C" __global__ __aicore__ void sort_kernel(GM_ADDR score, GM_ADDR index, GM_ADDR sorted, GM_ADDR value,
+                                                  GM_ADDR idxOut, GM_ADDR counts, GM_ADDR params)
+{
+    const uint32_t* p = (const uint32_t*)params;
+    if (p[13] == 0) Run<float>(score, index, sorted, value, idxOut, counts, p);
+    else Run<half>(score, index, sorted, value, idxOut, counts, p);
+}
+"""
+
+# The Region Proposal APIs are refused on Atlas A2/A3; GetSortLen is checked against GetSortOffset.
+REFUSED = r"""
+#include "kernel_operator.h"
+using namespace AscendC;
+
+extern "C" __global__ __aicore__ void refused(GM_ADDR out, uint32_t which)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 4096);
+    LocalTensor<half> t = b.Get<half>();
+    GlobalTensor<uint32_t> og;
+    og.SetGlobalBuffer((__gm__ uint32_t*)out);
+    og.SetValue(0, GetSortLen<half>(128));
+    og.SetValue(1, GetSortLen<float>(128));
+    og.SetValue(2, GetSortOffset<half>(32));
+    og.SetValue(3, GetSortOffset<float>(32));
+    if (which == 1) RpSort16(t, t[1024], 1);  // @rpsort16
+    if (which == 2) ProposalConcat(t, t[1024], 1, 4);  // @pconcat
+    if (which == 3) {
+        MrgSortSrcList<half> list(t, t[128], t[256], t[384]);
+        MrgSort4Info info;
+        MrgSort4(t[1024], list, info);  // @mrgsort4
+    }
+    if (which == 4) ProposalExtract(t, t[1024], 1, 4);
+}
+"""
+
+_kernels: dict[str, object] = {}
+
+
+def kernel(name: str):
+    if name not in _kernels:
+        source = {"sort_kernel": SORT, "refused": REFUSED}[name]
+        _kernels[name] = compile_kernel(source, entry=name)
+    return _kernels[name]
+
+
+def line_of(source: str, marker: str) -> int:
+    hits = [i + 1 for i, text in enumerate(source.splitlines()) if text.rstrip().endswith(marker)]
+    assert len(hits) == 1, marker
+    return hits[0]
+
+
+def run(dtype, scores, *, op, repeat, index=None, lens=(0, 0, 0, 0), valid=15, mrg_repeat=1, suspend=False,
+        src_off=0, q1_off=0, soc=None):
+    n = scores.numel()
+    sg = torch.zeros(512 + 64, dtype=DTYPES[dtype])
+    sg[src_off:src_off + n] = scores
+    ig = torch.zeros(512, dtype=torch.int32)
+    ig[:n] = torch.arange(n, dtype=torch.int32) if index is None else index
+    sorted_ = torch.zeros(512 * 2, dtype=torch.int32)
+    value = torch.zeros(512, dtype=DTYPES[dtype])
+    idx = torch.zeros(512, dtype=torch.int32)
+    counts = torch.zeros(8, dtype=torch.int32)
+    p = [op, n, repeat, *lens, valid, mrg_repeat, int(suspend), 0, src_off, q1_off, dtype, 0, 0]
+    params = torch.tensor(p, dtype=torch.int64).to(torch.int32)
+    kernel("sort_kernel").launch(1, sg, ig, sorted_, value, idx, counts, params, soc=soc)
+    return sorted_, value, idx
+
+
+def ref_sort(scores: torch.Tensor, index: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Descending, stable; NaN first (as torch.sort descending)."""
+    order = torch.sort(scores.float(), descending=True, stable=True).indices
+    return scores[order], index[order]
+
+
+def pairs(sorted_: torch.Tensor, dtype: int, n: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """(score, index) of the first n 8-byte elements of the raw sorted buffer."""
+    words = sorted_[: 2 * n].view(n, 2)
+    index = words[:, 1]
+    if dtype == FLOAT:
+        return words[:, 0].view(torch.float32), index
+    return words[:, 0].contiguous().view(torch.int16).view(n, 2)[:, 0].contiguous().view(torch.float16), index
+
+
+def test_sort32_sorts_each_group_of_32_descending_with_index():
+    torch.manual_seed(0)
+    for dtype in (FLOAT, HALF):
+        x = (torch.rand(128) * 10).to(DTYPES[dtype])
+        x[5] = x[9] = x[20]  # ties keep input order
+        sorted_, _, _ = run(dtype, x, op=0, repeat=4)
+        score, index = pairs(sorted_, dtype, 128)
+        for g in range(4):
+            want_s, want_i = ref_sort(x[32 * g: 32 * g + 32], torch.arange(32 * g, 32 * g + 32, dtype=torch.int32))
+            assert torch.equal(score[32 * g: 32 * g + 32], want_s)
+            assert torch.equal(index[32 * g: 32 * g + 32], want_i)
+        if dtype == HALF:  # the 2 reserved bytes of a half element are undefined: poisoned
+            reserved = sorted_[:256].view(128, 2)[:, 0].contiguous().view(torch.int16).view(128, 2)[:, 1]
+            assert torch.all(reserved == -1)
+
+
+def test_sort32_documented_example_first_group():
+    # Sort32.md: the first 32 scores of its example, indexes all 0; the output begins 9.626377 0 9.505127 0 ...
+    first = [7.867878, 9.065992, 9.374247, 1.0911566, 9.262053, 2.035779, 3.747487, 2.9315646, 5.237765, 5.176559,
+             7.965426, 3.2341435, 7.203623, 1.5736973, 3.386001, 5.077001, 4.593656, 1.8485032, 7.8554387, 5.1269145,
+             7.223478, 8.259627, 5.5502934, 8.795028, 9.626377, 7.7227993, 9.505127, 6.683293, 6.232041, 2.1760664,
+             4.504409, 2.906819]
+    x = torch.tensor(first, dtype=torch.float32)
+    sorted_, _, _ = run(FLOAT, x, op=0, repeat=1, index=torch.zeros(32, dtype=torch.int32))
+    score, index = pairs(sorted_, FLOAT, 32)
+    assert score[:4].tolist() == pytest.approx([9.626377, 9.505127, 9.374247, 9.262053])
+    assert score[-1].item() == pytest.approx(1.0911566)
+    assert torch.all(index == 0)
+
+
+def test_full_sort_concat_extract_documented_example():
+    # MrgSort-37.md / Sort.md: 128 scores given as [31..0, 127..96, ...] with equal indexes sort to 127..0,
+    # the indexes following their scores (the pages elide the middle groups; two are filled in here).
+    x = torch.cat([torch.arange(31, -1, -1), torch.arange(127, 95, -1), torch.arange(63, 31, -1),
+                   torch.arange(95, 63, -1)])
+    for dtype in (FLOAT, HALF):
+        _, value, idx = run(dtype, x.to(DTYPES[dtype]), op=1, repeat=4, index=x.to(torch.int32))
+        assert value[:128].tolist() == list(range(127, -1, -1))
+        assert idx[:128].tolist() == list(range(127, -1, -1))
+
+
+def test_full_sort_matches_torch_with_nan_and_ties():
+    torch.manual_seed(1)
+    for dtype in (FLOAT, HALF):
+        x = torch.randint(-20, 20, (256,)).to(DTYPES[dtype])  # many ties
+        x[7] = float("nan")
+        x[100] = float("-inf")
+        _, value, idx = run(dtype, x, op=1, repeat=8)
+        want_v, want_i = ref_sort(x, torch.arange(256, dtype=torch.int32))
+        assert torch.equal(idx[:256], want_i)
+        bits = torch.int32 if dtype == FLOAT else torch.int16
+        assert torch.equal(value[:256].view(bits), want_v.view(bits))
+
+
+def test_sort_without_full_sort_is_sort32_per_group():
+    torch.manual_seed(2)
+    x = torch.randn(64)
+    _, value, idx = run(FLOAT, x, op=2, repeat=2)
+    for g in range(2):
+        want_v, want_i = ref_sort(x[32 * g: 32 * g + 32], torch.arange(32 * g, 32 * g + 32, dtype=torch.int32))
+        assert torch.equal(value[32 * g: 32 * g + 32], want_v)
+        assert torch.equal(idx[32 * g: 32 * g + 32], want_i)
+
+
+def test_mrgsort_merges_four_sorted_queues():
+    torch.manual_seed(3)
+    for dtype in (FLOAT, HALF):
+        x = torch.randint(0, 30, (128,)).to(DTYPES[dtype])
+        _, value, idx = run(dtype, x, op=3, repeat=4, lens=(32, 32, 32, 32), valid=15)
+        want_v, want_i = ref_sort(x, torch.arange(128, dtype=torch.int32))  # ties: lower queue = lower index
+        assert torch.equal(value[:128], want_v)
+        assert torch.equal(idx[:128], want_i)
+
+
+def test_mrgsort_two_queues_of_different_lengths_and_repeat_two():
+    torch.manual_seed(4)
+    x = torch.randn(256)
+    # two valid queues: the first 20 of group 0 and the first 11 of group 1
+    _, value, idx = run(FLOAT, x, op=4, repeat=8, lens=(20, 11, 0, 0), valid=3)
+    g0 = ref_sort(x[:32], torch.arange(32, dtype=torch.int32))
+    g1 = ref_sort(x[32:64], torch.arange(32, 64, dtype=torch.int32))
+    want_v, want_i = ref_sort(torch.cat([g0[0][:20], g1[0][:11]]), torch.cat([g0[1][:20], g1[1][:11]]))
+    assert torch.equal(value[:31], want_v) and torch.equal(idx[:31], want_i)
+    # repeatTimes 2 over 8 contiguous queues of 32: two independent merges of 128
+    _, value, idx = run(FLOAT, x, op=3, repeat=8, lens=(32, 32, 32, 32), valid=15, mrg_repeat=2)
+    for r in range(2):
+        want_v, want_i = ref_sort(x[128 * r: 128 * r + 128], torch.arange(128 * r, 128 * r + 128, dtype=torch.int32))
+        assert torch.equal(value[128 * r: 128 * r + 128], want_v)
+        assert torch.equal(idx[128 * r: 128 * r + 128], want_i)
+
+
+def test_mrgsort_exhausted_suspension_stops_and_reports_counts():
+    # queue 0 holds the 4 largest scores, so it runs out first; the merge stops right there.
+    x = torch.cat([torch.arange(100, 132).float(), torch.arange(0, 32).float(),
+                   torch.arange(32, 64).float(), torch.arange(64, 96).float()])
+    x[4:32] = -1000.0  # queue 0 (length 4): 103, 102, 101, 100, all above the other queues
+    counts = torch.zeros(8, dtype=torch.int32)
+    sg = torch.zeros(576)
+    sg[:128] = x
+    for op in (3, 4):
+        p = [op, 128, 4, 4, 32, 32, 32, 15, 1, 1, 0, 0, 0, FLOAT, 0, 0]
+        sorted_ = torch.zeros(1024, dtype=torch.int32)
+        idx = torch.zeros(512, dtype=torch.int32)
+        ig = torch.arange(512, dtype=torch.int32)
+        kernel("sort_kernel").launch(1, sg, ig, sorted_, torch.zeros(512), idx, counts,
+                                     torch.tensor(p, dtype=torch.int32))
+        got = idx[504:508] if op == 3 else idx[508:512]
+        assert got.tolist() == [4, 0, 0, 0]
+        score, index = pairs(sorted_, FLOAT, 4)
+        assert score.tolist() == [103.0, 102.0, 101.0, 100.0]
+
+
+def expect_error(kind: str, fn, *args, **kwargs) -> SimulatorError:
+    with pytest.raises(SimulatorError) as info:
+        fn(*args, **kwargs)
+    assert info.value.kind == kind, info.value.message
+    return info.value
+
+
+def test_sort_constraints_name_the_kernel_line():
+    x = torch.randn(64)
+    e = expect_error("repeat_overflow", run, FLOAT, x, op=0, repeat=256)
+    assert e.line == line_of(SORT, "// @sort32")
+    e = expect_error("ub_misaligned", run, FLOAT, x, op=0, repeat=1, src_off=3)
+    assert e.line == line_of(SORT, "// @sort32")
+    e = expect_error("local_overrun", run, FLOAT, x, op=0, repeat=17)  # scores past the 576-element buffer
+    assert e.line == line_of(SORT, "// @sort32")
+    e = expect_error("bad_argument", run, FLOAT, x, op=3, repeat=2, lens=(32, 32, 32, 32), valid=5)
+    assert "validBit" in e.message and e.line == line_of(SORT, "// @mrgsort")
+    e = expect_error("bad_argument", run, FLOAT, x, op=4, repeat=2, lens=(32, 32, 32, 31), valid=15, mrg_repeat=2)
+    assert "repeatTimes" in e.message and e.line == line_of(SORT, "// @mrgsort37")
+    e = expect_error("ub_misaligned", run, FLOAT, x, op=3, repeat=2, lens=(3, 3, 3, 3), valid=15, q1_off=1)
+    assert "8-byte" in e.message and e.line == line_of(SORT, "// @mrgsort")
+
+
+def test_sort_dtypes_and_soc():
+    x = torch.randn(64)
+    e = expect_error("unsupported_api", run, FLOAT, x, op=0, repeat=2, soc="Ascend310P3")
+    assert "Atlas A2/A3" in e.message and e.line == line_of(SORT, "// @sort32")
+
+
+def test_region_proposal_apis_are_refused_and_sort_len_is_in_elements():
+    out = torch.zeros(8, dtype=torch.int32)
+    kernel("refused").launch(1, out, 0)
+    assert out[:4].tolist() == [512, 256, 128, 64]
+    for which, marker in ((1, "// @rpsort16"), (2, "// @pconcat"), (3, "// @mrgsort4")):
+        e = expect_error("unsupported_api", kernel("refused").launch, 1, out, which)
+        assert e.line == line_of(REFUSED, marker)
