@@ -18,3 +18,4 @@
 #include "sim/std_utils.h"
 #include "sim/debug.h"
 #include "sim/sort.h"
+#include "sim/reduce_pattern.h"
