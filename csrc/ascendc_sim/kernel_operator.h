@@ -19,3 +19,4 @@
 #include "sim/debug.h"
 #include "sim/sort.h"
 #include "sim/reduce_pattern.h"
+#include "sim/transpose.h"
