@@ -20,3 +20,4 @@
 #include "sim/sort.h"
 #include "sim/reduce_pattern.h"
 #include "sim/transpose.h"
+#include "sim/topk.h"

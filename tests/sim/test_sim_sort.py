@@ -337,3 +337,181 @@ def test_region_proposal_apis_are_refused_and_sort_len_is_in_elements():
     for which, marker in ((1, "// @rpsort16"), (2, "// @pconcat"), (3, "// @mrgsort4")):
         e = expect_error("unsupported_api", kernel("refused").launch, 1, out, which)
         assert e.line == line_of(REFUSED, marker)
+
+
+# ---- TopK ------------------------------------------------------------------------------------------
+
+# p: small, largest, initIndex, hasFinish, withTmp, outter, inner, n, k, dtype, tmpVecin
+TOPK = r"""
+#include "kernel_operator.h"
+using namespace AscendC;
+
+template <typename T, bool init, bool fin, TopKMode mode>
+__aicore__ inline void Call(const LocalTensor<T>& dv, const LocalTensor<int32_t>& di, const LocalTensor<T>& s,
+                            const LocalTensor<int32_t>& si, const LocalTensor<bool>& f,
+                            const LocalTensor<uint8_t>& tmp, bool withTmp, int32_t k, const TopKInfo& info,
+                            bool largest)
+{
+    TopkTiling tiling;
+    if (withTmp) TopK<T, init, fin, false, mode>(dv, di, s, si, f, tmp, k, tiling, info, largest);  // @topk_tmp
+    else TopK<T, init, fin, false, mode>(dv, di, s, si, f, k, tiling, info, largest);  // @topk
+}
+
+template <typename T>
+__aicore__ inline void Run(GM_ADDR x, GM_ADDR xi, GM_ADDR fin, GM_ADDR v, GM_ADDR vi, const uint32_t* p)
+{
+    bool small = p[0], largest = p[1], init = p[2], hasFin = p[3], withTmp = p[4];
+    TopKInfo info;
+    info.outter = (int32_t)p[5]; info.inner = (int32_t)p[6]; info.n = (int32_t)p[7];
+    int32_t k = (int32_t)p[8];
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> bx, bxi, bf, bv, bvi, bt;
+    TBuf<TPosition::VECIN> bin;
+    pipe.InitBuffer(bx, 2048 * sizeof(T));
+    pipe.InitBuffer(bxi, 2048 * 4);
+    pipe.InitBuffer(bf, 32);
+    pipe.InitBuffer(bv, 1024 * sizeof(T));
+    pipe.InitBuffer(bvi, 1024 * 4);
+    pipe.InitBuffer(bt, 8192);
+    pipe.InitBuffer(bin, 1024);
+    GlobalTensor<T> xg, vg;
+    GlobalTensor<int32_t> xig, vig;
+    GlobalTensor<uint8_t> fg;
+    xg.SetGlobalBuffer((__gm__ T*)x);
+    xig.SetGlobalBuffer((__gm__ int32_t*)xi);
+    fg.SetGlobalBuffer((__gm__ uint8_t*)fin);
+    vg.SetGlobalBuffer((__gm__ T*)v);
+    vig.SetGlobalBuffer((__gm__ int32_t*)vi);
+    LocalTensor<T> s = bx.Get<T>(), dv = bv.Get<T>();
+    LocalTensor<int32_t> si = bxi.Get<int32_t>(), di = bvi.Get<int32_t>();
+    LocalTensor<bool> f = bf.Get<bool>();
+    LocalTensor<uint8_t> tmp = p[10] ? bin.Get<uint8_t>() : bt.Get<uint8_t>();
+    DataCopy(s, xg, 2048);
+    DataCopy(si, xig, 2048);
+    DataCopy(bf.Get<uint8_t>(), fg, 32);
+    DataCopy(dv, vg, 1024);
+    DataCopy(di, vig, 1024);
+    PipeBarrier<PIPE_ALL>();
+    uint32_t combo = (init ? 1 : 0) + (hasFin ? 2 : 0) + (small ? 4 : 0);
+    switch (combo) {
+        case 0: Call<T, false, false, TopKMode::TOPK_NORMAL>(dv, di, s, si, f, tmp, withTmp, k, info, largest); break;
+        case 1: Call<T, true, false, TopKMode::TOPK_NORMAL>(dv, di, s, si, f, tmp, withTmp, k, info, largest); break;
+        case 2: Call<T, false, true, TopKMode::TOPK_NORMAL>(dv, di, s, si, f, tmp, withTmp, k, info, largest); break;
+        case 3: Call<T, true, true, TopKMode::TOPK_NORMAL>(dv, di, s, si, f, tmp, withTmp, k, info, largest); break;
+        case 4: Call<T, false, false, TopKMode::TOPK_NSMALL>(dv, di, s, si, f, tmp, withTmp, k, info, largest); break;
+        case 5: Call<T, true, false, TopKMode::TOPK_NSMALL>(dv, di, s, si, f, tmp, withTmp, k, info, largest); break;
+        case 6: Call<T, false, true, TopKMode::TOPK_NSMALL>(dv, di, s, si, f, tmp, withTmp, k, info, largest); break;
+        default: Call<T, true, true, TopKMode::TOPK_NSMALL>(dv, di, s, si, f, tmp, withTmp, k, info, largest); break;
+    }
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(vg, dv, 1024);
+    DataCopy(vig, di, 1024);
+}
+
+extern "C" __global__ __aicore__ void topk_kernel(GM_ADDR x, GM_ADDR xi, GM_ADDR fin, GM_ADDR v, GM_ADDR vi,
+                                                  GM_ADDR params)
+{
+    const uint32_t* p = (const uint32_t*)params;
+    if (p[9] == 0) Run<float>(x, xi, fin, v, vi, p);
+    else Run<half>(x, xi, fin, v, vi, p);
+}
+"""
+
+_topk = None
+
+
+def topk_kernel():
+    global _topk
+    if _topk is None:
+        _topk = compile_kernel(TOPK, entry="topk_kernel")
+    return _topk
+
+
+def topk(dtype, x, k, *, small=False, largest=True, index=None, finish=None, tmp=True, n=None, tmp_vecin=False):
+    rows, inner = x.shape
+    xg = torch.zeros(2048, dtype=DTYPES[dtype])
+    xg[: x.numel()] = x.flatten()
+    xig = torch.zeros(2048, dtype=torch.int32)
+    if index is not None:
+        xig[: index.numel()] = index.flatten()
+    fg = torch.zeros(32, dtype=torch.uint8)
+    if finish is not None:
+        fg[: len(finish)] = torch.tensor(finish, dtype=torch.uint8)
+    v = torch.full((1024,), 3, dtype=DTYPES[dtype])
+    vi = torch.full((1024,), 3, dtype=torch.int32)
+    p = [int(small), int(largest), int(index is not None), int(finish is not None), int(tmp), rows, inner,
+         n or inner, k, dtype, int(tmp_vecin), 0, 0, 0, 0, 0]
+    topk_kernel().launch(1, xg, xig, fg, v, vi, torch.tensor(p, dtype=torch.int32))
+    return v, vi
+
+
+def ref_topk(row: list[float], k: int, largest: bool) -> list[int]:
+    """Positions of the top k: NaN first, then by value, ties in input order (TopK.md)."""
+    def key(j):
+        v = row[j]
+        return (0, 0) if v != v else (1, -v if largest else v)
+    return sorted(range(len(row)), key=key)[:k]
+
+
+def test_topk_normal_mode_matches_the_documented_order():
+    torch.manual_seed(5)
+    for dtype in (FLOAT, HALF):
+        for largest in (True, False):
+            x = torch.randint(-50, 50, (3, 64)).to(DTYPES[dtype])  # ties
+            x[1, 10] = float("nan")
+            x[2, 3] = float("inf") if largest else float("-inf")
+            k = 5
+            v, vi = topk(dtype, x, k, largest=largest, tmp=largest)
+            pitch_v = 8 if dtype == FLOAT else 16
+            for r in range(3):
+                want = ref_topk(x[r].tolist(), k, largest)
+                assert vi[r * 8: r * 8 + k].tolist() == want
+                got_v = v[r * pitch_v: r * pitch_v + k]
+                assert torch.equal(got_v.float().nan_to_num(123.0), x[r, want].float().nan_to_num(123.0))
+                assert torch.isnan(v[r * pitch_v + k: (r + 1) * pitch_v].float()).all()  # past k: poisoned
+                assert torch.all(vi[r * 8 + k: r * 8 + 8] == -1)
+
+
+def test_topk_finish_rows_and_given_indexes():
+    # TopK.md's Normal example: (2, 32) float, k 5, smallest, isInitIndex, finish = [False, True]: row 1's
+    # indexes are all n = 32.
+    torch.manual_seed(6)
+    x = torch.randn(2, 32) * 50000
+    index = torch.arange(32, dtype=torch.int32) + 100
+    v, vi = topk(FLOAT, x, 5, largest=False, index=index, finish=[False, True])
+    want = ref_topk(x[0].tolist(), 5, False)
+    assert vi[:5].tolist() == [j + 100 for j in want]
+    assert vi[8:13].tolist() == [32] * 5
+    assert torch.equal(v[8:13], x[1, ref_topk(x[1].tolist(), 5, False)])
+
+
+def test_topk_small_mode_documented_shape_with_inf_padding():
+    # TopK.md's Small example: (4, 17) padded to 32 with -inf, k 8, largest, per-row indexes.
+    torch.manual_seed(7)
+    x = torch.full((4, 32), float("-inf"))
+    x[:, :17] = torch.randn(4, 17) * 30000
+    index = torch.arange(32, dtype=torch.int32).repeat(4, 1)
+    v, vi = topk(FLOAT, x, 8, small=True, index=index, n=17)
+    for r in range(4):
+        want = ref_topk(x[r, :17].tolist(), 8, True)
+        assert vi[r * 8: r * 8 + 8].tolist() == want
+        assert torch.equal(v[r * 8: r * 8 + 8], x[r, want])
+
+
+def test_topk_constraints_name_the_kernel_line():
+    x = torch.randn(2, 32)
+    line = line_of(TOPK, "// @topk_tmp")
+    e = expect_error("bad_argument", topk, FLOAT, x, 33)
+    assert "k is 33" in e.message and e.line == line
+    e = expect_error("bad_argument", topk, FLOAT, torch.randn(1, 64), 4, small=True)
+    assert "inner = 32" in e.message
+    e = expect_error("bad_argument", topk, FLOAT, x, 4, small=True, finish=[False, False])
+    assert "isHasfinish" in e.message
+    padded = torch.full((2, 32), -5.0)
+    padded[:, 20:] = 0.0  # padding not filled with -inf: it would win
+    e = expect_error("bad_argument", topk, FLOAT, padded, 3, n=20)
+    assert "padding" in e.message and e.line == line
+    e = expect_error("bad_argument", topk, FLOAT, x, 3, tmp_vecin=True)
+    assert "VECCALC" in e.message
+    e = expect_error("bad_argument", topk, FLOAT, x, 3, tmp=False, n=40)
+    assert e.line == line_of(TOPK, "// @topk")

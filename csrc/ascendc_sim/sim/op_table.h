@@ -99,7 +99,8 @@ enum class CostClass { Simple, Long, Reduce, Move, Composite };
     X(Sum, "Sum", Composite)                     \
     X(Mean, "Mean", Composite)                   \
     X(Transpose, "Transpose", Simple)            \
-    X(TransposeExt, "Transpose(TransposeParamsExt)", Composite)
+    X(TransposeExt, "Transpose(TransposeParamsExt)", Composite) \
+    X(TopK, "TopK", Composite)
 
 enum class OpId {
 #define ASCENDC_SIM_OP_ENUM(id, name, cls) id,
