@@ -254,3 +254,72 @@ def test_reduction_constraints_name_the_kernel_line():
     assert "overlap" in e.message and e.line == line_of("// @mean")
     e = expect_error("bad_argument", launch, FLOAT, x, 10)
     assert "accType" in e.message and e.line == line_of("// @mean_narrow")
+
+
+XOR_SUM = r"""
+#include "kernel_operator.h"
+using namespace AscendC;
+
+extern "C" __global__ __aicore__ void xor_sum(GM_ADDR a, GM_ADDR b, GM_ADDR out, uint32_t n, uint32_t mode)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> ab, bb, ob, tb;
+    pipe.InitBuffer(ab, 1024 * 2);
+    pipe.InitBuffer(bb, 1024 * 2);
+    pipe.InitBuffer(ob, 64);
+    pipe.InitBuffer(tb, 4096);
+    GlobalTensor<int16_t> ag, bg, og;
+    ag.SetGlobalBuffer((__gm__ int16_t*)a);
+    bg.SetGlobalBuffer((__gm__ int16_t*)b);
+    og.SetGlobalBuffer((__gm__ int16_t*)out);
+    LocalTensor<int16_t> al = ab.Get<int16_t>(), bl = bb.Get<int16_t>(), ol = ob.Get<int16_t>();
+    LocalTensor<uint8_t> tmp = tb.Get<uint8_t>();
+    DataCopy(al, ag, 1024);
+    DataCopy(bl, bg, 1024);
+    DataCopy(ol, og, 32);
+    PipeBarrier<PIPE_ALL>();
+    if (mode == 0) ReduceXorSum(ol, al, bl, tmp, n);
+    else if (mode == 1) ReduceXorSum<int16_t, true>(ol, al, bl, n);
+    else ReduceXorSum(al, al, bl, tmp, n);  // @xor
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(og, ol, 32);
+    DataCopy(ag, al, 1024);
+}
+"""
+
+_xor = None
+
+
+def xor_sum(a: torch.Tensor, b: torch.Tensor, n: int, mode: int = 0):
+    global _xor
+    if _xor is None:
+        _xor = compile_kernel(XOR_SUM, entry="xor_sum")
+    ag = torch.zeros(1024, dtype=torch.int16)
+    bg = torch.zeros(1024, dtype=torch.int16)
+    ag[: a.numel()] = a
+    bg[: b.numel()] = b
+    out = torch.full((32,), 5, dtype=torch.int16)
+    _xor.launch(1, ag, bg, out, n, mode)
+    return out, ag
+
+
+def test_reduce_xor_sum_matches_torch_and_clamps():
+    torch.manual_seed(9)
+    a = torch.randint(-8, 8, (100,), dtype=torch.int16)
+    b = torch.randint(-8, 8, (100,), dtype=torch.int16)
+    ag_before = torch.zeros(1024, dtype=torch.int16)
+    ag_before[:100] = a
+    out, ag = xor_sum(a, b, 90)
+    assert out[0].item() == int((a[:90] ^ b[:90]).int().sum())
+    assert torch.all(out[1:16] == -1) and torch.all(out[16:] == 5)  # dst padding to 32 bytes: poisoned
+    assert torch.equal(ag, ag_before)
+    big = torch.full((1000,), 0x7000, dtype=torch.int16)
+    out, ag = xor_sum(big, torch.zeros(1000, dtype=torch.int16), 1000, mode=1)
+    assert out[0].item() == 32767
+    assert torch.all(ag[:1000] == -1)  # isReuseSource: src poisoned
+    out, _ = xor_sum(-big, torch.zeros(1000, dtype=torch.int16), 1000)
+    assert out[0].item() == -32768
+    with pytest.raises(SimulatorError) as info:
+        xor_sum(a, b, 90, mode=2)  # dst is src0
+    assert info.value.kind == "bad_argument" and "overlap" in info.value.message
+    assert info.value.line == [i + 1 for i, t in enumerate(XOR_SUM.splitlines()) if t.endswith("// @xor")][0]

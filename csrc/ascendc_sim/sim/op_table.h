@@ -100,7 +100,8 @@ enum class CostClass { Simple, Long, Reduce, Move, Composite };
     X(Mean, "Mean", Composite)                   \
     X(Transpose, "Transpose", Simple)            \
     X(TransposeExt, "Transpose(TransposeParamsExt)", Composite) \
-    X(TopK, "TopK", Composite)
+    X(TopK, "TopK", Composite)                   \
+    X(ReduceXorSum, "ReduceXorSum", Composite)
 
 enum class OpId {
 #define ASCENDC_SIM_OP_ENUM(id, name, cls) id,

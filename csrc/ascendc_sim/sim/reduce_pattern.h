@@ -1,5 +1,6 @@
 // High-level reductions: ReduceSum/Max/Min/Mean/Prod/All/Any<T, Pattern::Reduce::AR|RA,
-// isReuseSource> over a 2-D srcShape, and Sum / Mean over the last axis (SumParams, MeanParams).
+// isReuseSource> over a 2-D srcShape, Sum / Mean over the last axis (SumParams, MeanParams), and
+// ReduceXorSum.
 //
 // Semantics, from the asc-devkit v8.5.0 pages ReduceSum-34.md, ReduceMax-35.md, ReduceMin-36.md,
 // ReduceMean.md, ReduceProd.md, ReduceAll.md, ReduceAny.md, Sum.md, Mean.md:
@@ -18,6 +19,9 @@
 // - Sum / Mean: inner * sizeof(T) a multiple of 32 bytes, 1 <= n <= inner; dst must hold outter
 //   results rounded up to 32 bytes, and the padding past outter is left undefined (poisoned).
 //   Mean<half, float> sums and divides in float and rounds once.
+// - ReduceXorSum (ReduceXorSum.md, int16_t): the sum of src0[i] ^ src1[i] over calCount, a final
+//   result outside int16 clamped to -32768 / 32767 (summed exactly before the clamp: the page
+//   names only the final result); dst's padding up to 32 bytes is undefined (poisoned).
 // - The temporary space: GetReduceXxxMaxMinTmpSize / GetSumMaxMinTmpSize / GetMeanMaxMinTmpSize give
 //   no formula, so only the buffer's start is checked; without it the framework's share is assumed.
 // Cost: Composite, booked as the repeats over src plus the repeats over dst.
@@ -249,6 +253,30 @@ void last_axis(const char* api, OpId op, bool mean, const LocalTensor<T>& dst, c
     ascendc_sim::count_vector(c, op, repeats, {src.timing(), tmp ? tmp->timing() : nullptr}, dst.timing());
 }
 
+template <bool isReuseSource>
+void xor_sum(const LocalTensor<int16_t>& dst, const LocalTensor<int16_t>& src0, const LocalTensor<int16_t>& src1,
+             const LocalTensor<uint8_t>* tmp, uint32_t count, Loc loc) {
+    const char* api = "ReduceXorSum";
+    ascendc_sim::CoreState& c = ascendc_sim::core(loc);
+    if (count == 0) return;
+    check_layout(api, dst, ascendc_sim::kBlockBytes / sizeof(int16_t), src0, count, tmp, loc);
+    check_layout(api, dst, ascendc_sim::kBlockBytes / sizeof(int16_t), src1, count, tmp, loc);
+    const int16_t* a = src0.GetPhyAddrPtr();
+    const int16_t* b = src1.GetPhyAddrPtr();
+    int64_t sum = 0;
+    for (uint32_t i = 0; i < count; ++i) sum += int16_t(a[i] ^ b[i]);
+    int16_t* d = dst.GetPhyAddrPtr();
+    std::memset(d, 0xFF, ascendc_sim::kBlockBytes);
+    d[0] = int16_t(std::min<int64_t>(32767, std::max<int64_t>(-32768, sum)));
+    if (isReuseSource) {
+        std::memset(src0.GetPhyAddrPtr(), 0xFF, uint64_t(count) * sizeof(int16_t));
+        std::memset(src1.GetPhyAddrPtr(), 0xFF, uint64_t(count) * sizeof(int16_t));
+    }
+    // Xor as (a | b) & ~(a & b): four passes, then a ReduceSum.
+    uint64_t repeats = 5 * ascendc_sim::repeats_for<int16_t>(count);
+    ascendc_sim::count_vector(c, OpId::ReduceXorSum, repeats, {src0.timing(), src1.timing()}, dst.timing());
+}
+
 }  // namespace preduce_detail
 
 // ---- public API --------------------------------------------------------------------------------------
@@ -306,6 +334,25 @@ void Mean(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor, cons
           ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
     preduce_detail::last_axis<T, accType>("Mean", ascendc_sim::OpId::Mean, true, dstTensor, srcTensor, nullptr,
                                           meanParams, isBasicBlock, reduceDim, isReuseSource, loc);
+}
+
+template <typename T, bool isReuseSource = false>
+void ReduceXorSum(LocalTensor<T>& dstTensor, const LocalTensor<T>& src0Tensor, const LocalTensor<T>& src1Tensor,
+                  LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t calCount,
+                  ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    ascendc_sim::check_dtype(ascendc_sim::dtype_of<T>, ascendc_sim::dtype_bit(ascendc_sim::DType::I16),
+                             ascendc_sim::dtype_bit(ascendc_sim::DType::I16), "ReduceXorSum", loc);
+    if constexpr (std::is_same_v<T, int16_t>)
+        preduce_detail::xor_sum<isReuseSource>(dstTensor, src0Tensor, src1Tensor, &sharedTmpBuffer, calCount, loc);
+}
+
+template <typename T, bool isReuseSource = false>
+void ReduceXorSum(LocalTensor<T>& dstTensor, const LocalTensor<T>& src0Tensor, const LocalTensor<T>& src1Tensor,
+                  const uint32_t calCount, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    ascendc_sim::check_dtype(ascendc_sim::dtype_of<T>, ascendc_sim::dtype_bit(ascendc_sim::DType::I16),
+                             ascendc_sim::dtype_bit(ascendc_sim::DType::I16), "ReduceXorSum", loc);
+    if constexpr (std::is_same_v<T, int16_t>)
+        preduce_detail::xor_sum<isReuseSource>(dstTensor, src0Tensor, src1Tensor, nullptr, calCount, loc);
 }
 
 }  // namespace AscendC
