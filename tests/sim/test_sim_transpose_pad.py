@@ -161,3 +161,126 @@ def test_pad_unpad_and_confusion_transpose_are_refused_with_the_reason():
                                   (3, "// @confusion", "ConfusionTransposeTiling")):
         e = expect_error("unsupported_api", run, FLOAT, x, refused=refused)
         assert name in e.message and e.line == line_of(marker)
+
+
+# ---- TransDataTo5HD --------------------------------------------------------------------------------
+
+# p: form (0 LocalTensor lists, 1 uint64_t lists, 2 LocalTensor<uint64_t>), repeat, dstRep, srcRep, dstHigh,
+#    srcHigh, srcListStride, dstListStride (elements), badAddress, dtype
+TRANS5HD = r"""
+#include "kernel_operator.h"
+using namespace AscendC;
+
+template <typename T>
+__aicore__ inline void Run(GM_ADDR x, GM_ADDR y, const uint32_t* p)
+{
+    uint32_t form = p[0], sStride = p[6], dStride = p[7], bad = p[8];
+    TransDataTo5HDParams params(p[4] != 0, p[5] != 0, (uint8_t)p[1], (uint16_t)p[2], (uint16_t)p[3]);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> xBuf, yBuf, aBuf;
+    pipe.InitBuffer(xBuf, 4096 * sizeof(T));
+    pipe.InitBuffer(yBuf, 4096 * sizeof(T));
+    pipe.InitBuffer(aBuf, 2 * 16 * sizeof(uint64_t));
+    GlobalTensor<T> xGm, yGm;
+    xGm.SetGlobalBuffer((__gm__ T*)x);
+    yGm.SetGlobalBuffer((__gm__ T*)y);
+    LocalTensor<T> src = xBuf.Get<T>(), dst = yBuf.Get<T>();
+    DataCopy(src, xGm, 4096);
+    DataCopy(dst, yGm, 4096);
+    PipeBarrier<PIPE_ALL>();
+    if (form == 0) {
+        LocalTensor<T> dl[NCHW_CONV_ADDR_LIST_SIZE], sl[NCHW_CONV_ADDR_LIST_SIZE];
+        for (int i = 0; i < 16; ++i) {
+            dl[i] = dst[i * dStride];
+            sl[i] = src[i * sStride + (bad && i == 3 ? 1 : 0)];
+        }
+        TransDataTo5HD<T>(dl, sl, params);  // @5hd_tensors
+    } else {
+        uint64_t da[NCHW_CONV_ADDR_LIST_SIZE], sa[NCHW_CONV_ADDR_LIST_SIZE];
+        for (int i = 0; i < 16; ++i) {
+            da[i] = dst[i * dStride].GetPhyAddr();
+            sa[i] = bad && i == 5 ? 4096 : src[i * sStride].GetPhyAddr();
+        }
+        if (form == 1) {
+            TransDataTo5HD<T>(da, sa, params);  // @5hd_addresses
+        } else {
+            LocalTensor<uint64_t> al = aBuf.Get<uint64_t>();
+            for (int i = 0; i < 16; ++i) {
+                al.SetValue(i, da[i]);
+                al.SetValue(16 + i, sa[i]);
+            }
+            PipeBarrier<PIPE_ALL>();
+            TransDataTo5HD<T>(al, al[16], params);
+        }
+    }
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yGm, dst, 4096);
+}
+
+extern "C" __global__ __aicore__ void trans5hd(GM_ADDR x, GM_ADDR y, GM_ADDR params)
+{
+    const uint32_t* p = (const uint32_t*)params;
+    if (p[9] == 0) Run<float>(x, y, p);
+    else if (p[9] == 1) Run<half>(x, y, p);
+    else Run<int8_t>(x, y, p);
+}
+"""
+
+_t5hd = None
+
+
+def trans5hd(dtype, x, *, form=0, repeat=1, dst_rep=0, src_rep=0, dst_high=False, src_high=False, src_list=16,
+             dst_list=16, bad=0):
+    global _t5hd
+    if _t5hd is None:
+        _t5hd = compile_kernel(TRANS5HD, entry="trans5hd")
+    xg = torch.zeros(BUF, dtype=DTYPES[dtype])
+    xg[: x.numel()] = x.flatten()
+    y = torch.full((BUF,), 7, dtype=DTYPES[dtype])
+    p = [form, repeat, dst_rep, src_rep, int(dst_high), int(src_high), src_list, dst_list, bad, dtype, 0, 0, 0, 0, 0, 0]
+    _t5hd.launch(1, xg, y, torch.tensor(p, dtype=torch.int32))
+    return y
+
+
+@pytest.mark.parametrize("form", [0, 1, 2])
+def test_trans_data_to_5hd_nchw_to_nc1hwc0_half(form):
+    # 16 channel planes of HW = 64 halves -> (HW, C0 = 16): the page's NCHW -> NC1HWC0 use.
+    x = torch.randint(-1000, 1000, (16, 64)).half()
+    y = trans5hd(HALF, x, form=form, repeat=4, src_rep=1, dst_rep=16, src_list=64, dst_list=16)
+    assert torch.equal(y[:1024].view(64, 16), x.t())
+    assert torch.all(y[1024:] == 7)
+
+
+def test_trans_data_to_5hd_float_fills_two_blocks_per_element():
+    x = torch.randn(16, 8)  # 16 source blocks of 8 floats -> 8 rows of 16
+    y = trans5hd(FLOAT, x, src_list=8, dst_list=8)
+    assert torch.equal(y[:128].view(8, 16), x.t())
+
+
+def test_trans_data_to_5hd_one_repeat_starts_one_stride_in():
+    # TransDataTo5HD.md: with repeatTimes 1 the operands start at the list plus RepStride.
+    m = torch.randint(-1000, 1000, (2, 16, 16)).half()
+    y = trans5hd(HALF, m, src_rep=16, src_list=16, dst_list=16)
+    assert torch.equal(y[:256].view(16, 16), m[1].t())
+
+
+def test_trans_data_to_5hd_int8_halves():
+    x = torch.randint(-100, 100, (16, 32), dtype=torch.int8)
+    y = trans5hd(I8, x, src_high=True, src_list=32, dst_list=32).view(-1)[:512].view(16, 32)
+    assert torch.equal(y[:, :16], x[:, 16:].t())  # block j's low half: element 16 + j of each source block
+    assert torch.all(y[:, 16:] == 7)
+    y = trans5hd(I8, x, dst_high=True, src_list=32, dst_list=32).view(-1)[:512].view(16, 32)
+    assert torch.equal(y[:, 16:], x[:, :16].t()) and torch.all(y[:, :16] == 7)
+
+
+def test_trans_data_to_5hd_constraints_name_the_kernel_line():
+    x = torch.randn(256)
+    marker = [i + 1 for i, t in enumerate(TRANS5HD.splitlines()) if t.rstrip().endswith("// @5hd_tensors")][0]
+    e = expect_error("ub_misaligned", trans5hd, FLOAT, x, bad=1)
+    assert e.line == marker
+    e = expect_error("bad_argument", trans5hd, HALF, x.half(), dst_high=True)
+    assert "int8" in e.message and e.line == marker
+    e = expect_error("bad_argument", trans5hd, FLOAT, x, form=1, bad=1)
+    assert "srcList[5]" in e.message
+    e = expect_error("local_overrun", trans5hd, FLOAT, x, repeat=3, src_rep=300, src_list=8)
+    assert e.line == marker

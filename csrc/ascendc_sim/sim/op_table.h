@@ -101,7 +101,8 @@ enum class CostClass { Simple, Long, Reduce, Move, Composite };
     X(Transpose, "Transpose", Simple)            \
     X(TransposeExt, "Transpose(TransposeParamsExt)", Composite) \
     X(TopK, "TopK", Composite)                   \
-    X(ReduceXorSum, "ReduceXorSum", Composite)
+    X(ReduceXorSum, "ReduceXorSum", Composite)   \
+    X(TransDataTo5HD, "TransDataTo5HD", Simple)
 
 enum class OpId {
 #define ASCENDC_SIM_OP_ENUM(id, name, cls) id,

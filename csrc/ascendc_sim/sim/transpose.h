@@ -1,8 +1,9 @@
 // Transpose: the 16x16 basic form, the TransposeParamsExt form (TRANSPOSE_ND2ND_B16,
-// TRANSPOSE_NCHW2NHWC, TRANSPOSE_NHWC2NCHW); the ConfusionTransposeTiling form and Pad / UnPad are
+// TRANSPOSE_NCHW2NHWC, TRANSPOSE_NHWC2NCHW) and TransDataTo5HD (its three list forms); the
+// ConfusionTransposeTiling form and Pad / UnPad are
 // refused with the reason (their shapes travel in tiling structs whose fields the pages do not give).
 //
-// Semantics, from the asc-devkit v8.5.0 pages Transpose.md, Transpose-39.md, Pad.md, UnPad.md:
+// Semantics, from the asc-devkit v8.5.0 pages Transpose.md, Transpose-39.md, TransDataTo5HD.md, Pad.md, UnPad.md:
 // - Basic form: dst[j][i] = src[i][j] for one 16x16 matrix of 2-byte elements; src and dst may be
 //   the same buffer.
 // - TransposeParamsExt: ND2ND_B16 is the basic form (uint16_t; hSize = wSize = 16; no tmp);
@@ -12,6 +13,14 @@
 //   of h0 * w0 elements (h0 = 32 for 1-byte types, else 16; w0 = 32 / sizeof(T)), as the page's
 //   table gives. TRANSPOSE_TYPE_NONE does nothing; every other type is "not supported" there.
 //   The tmp buffer is left poisoned (scratch).
+// - TransDataTo5HD (TransDataTo5HD.md), per repeat over 16 source and 16 destination 32-byte blocks:
+//   16-bit: destination block j = element j of the 16 source blocks; 32-bit: element j of source
+//   blocks 0-7 fills destination block 2j and of blocks 8-15 block 2j+1; 8-bit: element j (+16 with
+//   srcHighHalf) of the 16 source blocks fills the low (or, with dstHighHalf, high) 16 bytes of
+//   destination block j. repeatTimes 1 starts at list + RepStride, repeat r of several at list +
+//   r * RepStride (both as the page says). The address forms (uint64_t lists, LocalTensor<uint64_t>)
+//   take GetPhyAddr values; each block must lie 32-byte aligned inside the allocated UB. Blocks given
+//   by address are not tied to a buffer, so the cross-pipe race check does not see them.
 #pragma once
 #include <cstring>
 #include <vector>
@@ -46,6 +55,21 @@ struct TransposeParamsExt {
     uint16_t hSize = 0;
     uint16_t wSize = 0;
     TransposeType transposeType = TransposeType::TRANSPOSE_ND2ND_B16;
+};
+
+constexpr int32_t NCHW_CONV_ADDR_LIST_SIZE = 16;
+
+struct TransDataTo5HDParams {
+    TransDataTo5HDParams() {}
+    TransDataTo5HDParams(const bool dstHighHalfIn, const bool srcHighHalfIn, const uint8_t repeatTimesIn,
+                         const uint16_t dstRepStrideIn, const uint16_t srcRepStrideIn)
+        : dstHighHalf(dstHighHalfIn), srcHighHalf(srcHighHalfIn), repeatTimes(repeatTimesIn),
+          dstRepStride(dstRepStrideIn), srcRepStride(srcRepStrideIn) {}
+    bool dstHighHalf = false;
+    bool srcHighHalf = false;
+    uint8_t repeatTimes = 1;
+    uint16_t dstRepStride = 0;
+    uint16_t srcRepStride = 0;
 };
 
 struct PadParams {
@@ -163,6 +187,91 @@ void format(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTen
                               dst.timing());
 }
 
+// ---- TransDataTo5HD --------------------------------------------------------------------------------
+
+constexpr uint32_t kBlocks = 16;
+
+// Block i of a list at repeat r: its base plus the repeat offset (repeatTimes 1: one stride, see above).
+inline uint64_t repeat_offset(const TransDataTo5HDParams& p, uint32_t r, bool dst) {
+    uint64_t stride = uint64_t(dst ? p.dstRepStride : p.srcRepStride) * ascendc_sim::kBlockBytes;
+    return (p.repeatTimes == 1 ? 1 : r) * stride;
+}
+
+// A GetPhyAddr value of a UB address (the shadow in a checked launch) back to the simulator's UB.
+inline uint8_t* ub_from_address(ascendc_sim::CoreState& c, uint64_t address, uint64_t bytes, const char* role,
+                                uint32_t i, Loc loc) {
+    uint64_t base = reinterpret_cast<uint64_t>(c.ub_shadow != nullptr ? c.ub_shadow : c.ub);
+    uint64_t offset = address - base;
+    if (address < base || offset + bytes > c.ub_used)
+        fail(Diag::BadArgument, loc,
+             "TransDataTo5HD: %s[%u] is address 0x%llx, which with its repeats (%llu bytes) is not inside the UB "
+             "buffers allocated so far. Pass LocalTensor::GetPhyAddr() values of allocated tensors.",
+             role, i, (unsigned long long)address, (unsigned long long)bytes);
+    if (offset % ascendc_sim::kBlockBytes != 0)
+        fail(Diag::UbMisaligned, loc, "TransDataTo5HD: %s[%u] is at UB byte offset %llu, not 32-byte aligned.", role,
+             i, (unsigned long long)offset);
+    return c.ub + offset;
+}
+
+template <typename T>
+void trans_5hd(uint8_t* const dst[kBlocks], const uint8_t* const src[kBlocks], const TransDataTo5HDParams& p,
+               std::initializer_list<ascendc_sim::BufferTiming*> sources, ascendc_sim::BufferTiming* dest, Loc loc) {
+    ascendc_sim::CoreState& c = ascendc_sim::core(loc);
+    constexpr uint32_t per_block = ascendc_sim::kBlockBytes / sizeof(T);
+    // All reads of a repeat happen before its writes (lists may name the same blocks).
+    for (uint32_t r = 0; r < p.repeatTimes; ++r) {
+        T in[kBlocks][per_block];
+        for (uint32_t i = 0; i < kBlocks; ++i) std::memcpy(in[i], src[i] + repeat_offset(p, r, false), sizeof in[i]);
+        for (uint32_t j = 0; j < kBlocks; ++j) {
+            T* out = reinterpret_cast<T*>(dst[j] + repeat_offset(p, r, true));
+            if constexpr (sizeof(T) == 2) {
+                for (uint32_t i = 0; i < kBlocks; ++i) out[i] = in[i][j];
+            } else if constexpr (sizeof(T) == 4) {
+                for (uint32_t i = 0; i < per_block; ++i) out[i] = in[(j % 2) * per_block + i][j / 2];
+            } else {
+                uint32_t from = j + (p.srcHighHalf ? 16 : 0), to = p.dstHighHalf ? 16 : 0;
+                for (uint32_t i = 0; i < kBlocks; ++i) out[to + i] = in[i][from];
+            }
+        }
+    }
+    int index = static_cast<int>(OpId::TransDataTo5HD);
+    c.report->op_instrs[index] += 1;
+    c.report->op_repeats[index] += p.repeatTimes;
+    ascendc_sim::schedule(c, ascendc_sim::kPipeV, ascendc_sim::CostModel::vector_ns(OpId::TransDataTo5HD,
+                                                                                    2 * uint64_t(p.repeatTimes), c.soc()),
+                          sources, dest);
+}
+
+inline uint64_t list_span(const TransDataTo5HDParams& p, bool dst) {
+    uint32_t last = p.repeatTimes == 1 ? 1 : p.repeatTimes - 1u;
+    return uint64_t(last) * (dst ? p.dstRepStride : p.srcRepStride) * ascendc_sim::kBlockBytes +
+           ascendc_sim::kBlockBytes;
+}
+
+template <typename T>
+void check_5hd(const TransDataTo5HDParams& p, Loc loc) {
+    ascendc_sim::check_dtype(ascendc_sim::dtype_of<T>, kFormat, kFormat, "TransDataTo5HD", loc);
+    if (sizeof(T) != 1 && (p.dstHighHalf || p.srcHighHalf))
+        fail(Diag::BadArgument, loc,
+             "TransDataTo5HD: dstHighHalf / srcHighHalf apply to int8_t/uint8_t only; pass false for %s.",
+             ascendc_sim::dtype_name(ascendc_sim::dtype_of<T>));
+}
+
+template <typename T>
+void trans_5hd_addresses(const uint64_t dst_list[kBlocks], const uint64_t src_list[kBlocks],
+                         const TransDataTo5HDParams& p, Loc loc) {
+    ascendc_sim::CoreState& c = ascendc_sim::core(loc);
+    check_5hd<T>(p, loc);
+    if (p.repeatTimes == 0) return;
+    uint8_t* d[kBlocks];
+    const uint8_t* s[kBlocks];
+    for (uint32_t i = 0; i < kBlocks; ++i) {
+        d[i] = ub_from_address(c, dst_list[i], list_span(p, true), "dstList", i, loc);
+        s[i] = ub_from_address(c, src_list[i], list_span(p, false), "srcList", i, loc);
+    }
+    trans_5hd<T>(d, s, p, {}, nullptr, loc);
+}
+
 [[noreturn]] inline void refuse_tiling_api(const char* api, const char* tiling, Loc loc) {
     fail(Diag::UnsupportedApi, loc,
          "%s with %s is not simulated: the shapes travel in %s, whose fields the %s page does not document. "
@@ -203,6 +312,43 @@ void Transpose(const LocalTensor<T>& dst, const LocalTensor<T>& src, const Local
                               "TRANSPOSE_ND2ND_B16, TRANSPOSE_NCHW2NHWC and TRANSPOSE_NHWC2NCHW).",
                               api, unsigned(transposeParams.transposeType));
     }
+}
+
+template <typename T>
+void TransDataTo5HD(const LocalTensor<T> (&dstList)[NCHW_CONV_ADDR_LIST_SIZE],
+                    const LocalTensor<T> (&srcList)[NCHW_CONV_ADDR_LIST_SIZE],
+                    const TransDataTo5HDParams& nchwconvParams, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    using namespace transpose_detail;
+    check_5hd<T>(nchwconvParams, loc);
+    if (nchwconvParams.repeatTimes == 0) return;
+    uint8_t* d[kBlocks];
+    const uint8_t* s[kBlocks];
+    for (uint32_t i = 0; i < kBlocks; ++i) {
+        char role[24];
+        std::snprintf(role, sizeof role, "dstList[%u]", i);
+        ascendc_sim::check_operand(dstList[i], list_span(nchwconvParams, true) / sizeof(T), "TransDataTo5HD", role, loc);
+        std::snprintf(role, sizeof role, "srcList[%u]", i);
+        ascendc_sim::check_operand(srcList[i], list_span(nchwconvParams, false) / sizeof(T), "TransDataTo5HD", role,
+                                   loc);
+        d[i] = reinterpret_cast<uint8_t*>(dstList[i].GetPhyAddrPtr());
+        s[i] = reinterpret_cast<const uint8_t*>(srcList[i].GetPhyAddrPtr());
+    }
+    // Timed as one write to dstList[0]'s buffer after reads of srcList[0]'s (lists usually name one buffer each).
+    trans_5hd<T>(d, s, nchwconvParams, {srcList[0].timing()}, dstList[0].timing(), loc);
+}
+
+template <typename T>
+void TransDataTo5HD(uint64_t dstList[NCHW_CONV_ADDR_LIST_SIZE], uint64_t srcList[NCHW_CONV_ADDR_LIST_SIZE],
+                    const TransDataTo5HDParams& nchwconvParams, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    transpose_detail::trans_5hd_addresses<T>(dstList, srcList, nchwconvParams, loc);
+}
+
+template <typename T>
+void TransDataTo5HD(const LocalTensor<uint64_t>& dst, const LocalTensor<uint64_t>& src,
+                    const TransDataTo5HDParams& nchwconvParams, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    ascendc_sim::check_operand(dst, transpose_detail::kBlocks, "TransDataTo5HD", "dst (address list)", loc);
+    ascendc_sim::check_operand(src, transpose_detail::kBlocks, "TransDataTo5HD", "src (address list)", loc);
+    transpose_detail::trans_5hd_addresses<T>(dst.GetPhyAddrPtr(), src.GetPhyAddrPtr(), nchwconvParams, loc);
 }
 
 template <typename T>
