@@ -323,3 +323,45 @@ def test_reduce_xor_sum_matches_torch_and_clamps():
         xor_sum(a, b, 90, mode=2)  # dst is src0
     assert info.value.kind == "bad_argument" and "overlap" in info.value.message
     assert info.value.line == [i + 1 for i, t in enumerate(XOR_SUM.splitlines()) if t.endswith("// @xor")][0]
+
+
+HOST_HELPERS = r"""
+#include "kernel_operator.h"
+#include "host/tiling/sort_reduce_tiling.h"
+using namespace AscendC;
+
+struct Platform {};  // stands in for platform_ascendc::PlatformAscendC: the helpers do not read it
+
+extern "C" __global__ __aicore__ void host_helpers(GM_ADDR out)
+{
+    GlobalTensor<uint32_t> og;
+    og.SetGlobalBuffer((__gm__ uint32_t*)out);
+    Platform plat;
+    uint32_t mx = 0, mn = 0;
+    og.SetValue(0, GetSortTmpSize(plat, 128, 4));
+    og.SetValue(1, GetConcatTmpSize(plat, 100, 2));
+    og.SetValue(2, GetTopKMaxMinTmpSize(plat, 64, 2, false, true, TopKMode::TOPK_NORMAL, true, 4, mx, mn) ? 1 : 0);
+    og.SetValue(3, mx);
+    og.SetValue(4, mn);
+    AscendC::tiling::TopkTiling t;
+    og.SetValue(5, TopKTilingFunc(plat, 64, 2, 5, 4, true, TopKMode::TOPK_NORMAL, true, t) ? 1 : 0);
+    og.SetValue(6, t.kAlignFourBytes);
+    og.SetValue(7, TopKTilingFunc(plat, 64, 2, 65, 4, true, TopKMode::TOPK_NORMAL, true, t) ? 1 : 0);
+    GetReduceSumMaxMinTmpSize(std::vector<int64_t>{16, 32}, 0, ReducePattern::AR, true, false, mx, mn);
+    og.SetValue(8, mx);
+    GetReduceAllMaxMinTmpSize(std::vector<int64_t>{3, 5}, 4, ReducePattern::RA, true, false, mx, mn);
+    og.SetValue(9, mn);
+    GetSumMaxMinTmpSize(3, 2, false, mx, mn);
+    og.SetValue(10, mx);
+    GetMeanMaxMinTmpSize(100, 2, 4, false, mx, mn);
+    og.SetValue(11, mn);
+    GetReduceXorSumMaxMinTmpSize(std::vector<int64_t>{33}, 2, false, mx, mn);
+    og.SetValue(12, mx);
+}
+"""
+
+
+def test_host_tiling_helpers_compile_and_give_the_simulators_sizes():
+    out = torch.zeros(16, dtype=torch.int32)
+    compile_kernel(HOST_HELPERS, entry="host_helpers").launch(1, out)
+    assert out[:13].tolist() == [1024, 224, 1, 2048, 2048, 1, 8, 0, 2048, 32, 32, 416, 96]
