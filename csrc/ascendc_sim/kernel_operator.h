@@ -18,6 +18,7 @@
 #include "sim/std_utils.h"
 #include "sim/debug.h"
 #include "sim/sort.h"
+#include "sim/proposal.h"
 #include "sim/reduce_pattern.h"
 #include "sim/transpose.h"
 #include "sim/topk.h"

@@ -515,3 +515,127 @@ def test_topk_constraints_name_the_kernel_line():
     assert "VECCALC" in e.message
     e = expect_error("bad_argument", topk, FLOAT, x, 3, tmp=False, n=40)
     assert e.line == line_of(TOPK, "// @topk")
+
+
+# ---- Region Proposals (310P) ----------------------------------------------------------------------
+
+# op 0: ProposalConcat of every field from 6 planes, RpSort16, ProposalExtract of every field;
+# op 1: ProposalConcat scores + RpSort16 per 16, then MrgSort4 of the 4 groups (lens, validBit, suspend)
+PROPOSAL = r"""
+#include "kernel_operator.h"
+using namespace AscendC;
+
+template <typename T>
+__aicore__ inline void Run(GM_ADDR planes, GM_ADDR out, GM_ADDR raw, const uint32_t* p)
+{
+    uint32_t op = p[0], repeat = p[1], validBit = p[6], suspend = p[7], overlapDst = p[8], mode = p[9];
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> bPlanes, bProp, bSorted, bOut;
+    pipe.InitBuffer(bPlanes, 6 * 64 * sizeof(T));
+    pipe.InitBuffer(bProp, 64 * 8 * sizeof(T));
+    pipe.InitBuffer(bSorted, 64 * 8 * sizeof(T));
+    pipe.InitBuffer(bOut, 6 * 64 * sizeof(T));
+    GlobalTensor<T> planeGm, outGm, rawGm;
+    planeGm.SetGlobalBuffer((__gm__ T*)planes);
+    outGm.SetGlobalBuffer((__gm__ T*)out);
+    rawGm.SetGlobalBuffer((__gm__ T*)raw);
+    LocalTensor<T> pl = bPlanes.Get<T>(), prop = bProp.Get<T>(), sorted = bSorted.Get<T>(), o = bOut.Get<T>();
+    DataCopy(pl, planeGm, 6 * 64);
+    PipeBarrier<PIPE_ALL>();
+    Duplicate(prop, T(0), 64 * 8);
+    PipeBarrier<PIPE_V>();
+    for (int f = 0; f < 6; ++f) {
+        ProposalConcat(prop, pl[f * 64], (int32_t)repeat, (int32_t)(f == 5 ? mode : f));  // @pconcat
+        PipeBarrier<PIPE_V>();
+    }
+    LocalTensor<T> result = sorted;
+    uint16_t counts[4] = {0, 0, 0, 0};
+    if (op == 0) {
+        RpSort16(sorted, prop, (int32_t)repeat);  // @rpsort
+    } else {
+        RpSort16(prop, prop, 4);
+        PipeBarrier<PIPE_V>();
+        uint16_t lens[4] = {(uint16_t)p[2], (uint16_t)p[3], (uint16_t)p[4], (uint16_t)p[5]};
+        MrgSortSrcList<T> list(prop[0], prop[16 * 8], prop[32 * 8], prop[48 * 8]);
+        MrgSort4Info info(lens, suspend != 0, (uint16_t)validBit, 1);
+        MrgSort4(overlapDst ? prop[8] : sorted, list, info);  // @mrgsort4
+        if (suspend) GetMrgSortResult(counts[0], counts[1], counts[2], counts[3]);
+    }
+    PipeBarrier<PIPE_V>();
+    for (int f = 0; f < 6; ++f) {
+        ProposalExtract(o[f * 64], result, 4, f);
+        PipeBarrier<PIPE_V>();
+    }
+    PipeBarrier<PIPE_ALL>();
+    if (suspend) {
+        for (int i = 0; i < 4; ++i) o.SetValue(6 * 64 - 4 + i, (T)(float)counts[i]);
+        PipeBarrier<PIPE_ALL>();
+    }
+    DataCopy(outGm, o, 6 * 64);
+    DataCopy(rawGm, result, 64 * 8);
+}
+
+extern "C" __global__ __aicore__ void proposal(GM_ADDR planes, GM_ADDR out, GM_ADDR raw, GM_ADDR params)
+{
+    const uint32_t* p = (const uint32_t*)params;
+    if (p[10] == 0) Run<float>(planes, out, raw, p);
+    else Run<half>(planes, out, raw, p);
+}
+"""
+
+_proposal = None
+
+
+def proposal(dtype, planes, *, op=0, repeat=4, lens=(16, 16, 16, 16), valid=15, suspend=False, overlap=False,
+             mode=5, soc="Ascend310P3"):
+    global _proposal
+    if _proposal is None:
+        _proposal = compile_kernel(PROPOSAL, entry="proposal")
+    out = torch.zeros(6 * 64, dtype=DTYPES[dtype])
+    raw = torch.zeros(64 * 8, dtype=DTYPES[dtype])
+    p = [op, repeat, *lens, valid, int(suspend), int(overlap), mode, dtype, 0, 0, 0, 0, 0]
+    _proposal.launch(1, planes.to(DTYPES[dtype]).flatten(), out, raw, torch.tensor(p, dtype=torch.int32), soc=soc)
+    return out.view(6, 64), raw.view(64, 8)
+
+
+def test_region_proposals_concat_sort16_extract_on_310p():
+    torch.manual_seed(11)
+    for dtype in (FLOAT, HALF):
+        planes = torch.randint(-50, 50, (6, 64)).float()  # x1 y1 x2 y2 score label; ties in score
+        out, raw = proposal(dtype, planes)
+        for g in range(4):
+            cols = planes[:, 16 * g: 16 * g + 16]
+            order = sorted(range(16), key=lambda j: -cols[4, j].item())  # stable: equal scores in input order
+            assert torch.equal(out[:, 16 * g: 16 * g + 16].float(), cols[:, order])
+        assert torch.isnan(raw[:, 6:].float()).all()  # reserved_0/1 of sorted proposals: poisoned
+
+
+def test_mrgsort4_merges_sorted_proposal_queues_on_310p():
+    torch.manual_seed(12)
+    planes = torch.randint(-50, 50, (6, 64)).float()
+    planes[5] = torch.arange(64).float()  # the label carries the original position
+    out, _ = proposal(FLOAT, planes, op=1)
+    sorted_groups = []
+    for g in range(4):
+        cols = planes[:, 16 * g: 16 * g + 16]
+        sorted_groups.append(cols[:, sorted(range(16), key=lambda j: -cols[4, j].item())])
+    merged = torch.cat(sorted_groups, 1)
+    order = sorted(range(64), key=lambda j: -merged[4, j].item())  # ties: lower queue first
+    assert torch.equal(out, merged[:, order])
+    # three queues of 5, 16, 3 with suspension: stops when the first runs out
+    planes[4, :16] = 1000.0 + torch.arange(16).float()
+    out, _ = proposal(FLOAT, planes, op=1, lens=(5, 16, 3, 0), valid=7, suspend=True)
+    assert out[4, :5].tolist() == [1015.0, 1014.0, 1013.0, 1012.0, 1011.0]
+    assert out[:, -4:][5].tolist() == [5.0, 0.0, 0.0, 0.0]
+
+
+def test_region_proposal_constraints():
+    planes = torch.zeros(6, 64)
+    e = expect_error("bad_argument", proposal, FLOAT, planes, mode=6)
+    assert "modeNumber" in e.message and e.line == line_of(PROPOSAL, "// @pconcat")
+    e = expect_error("bad_argument", proposal, FLOAT, planes, op=1, lens=(8, 8, 8, 8), overlap=True)
+    assert "overlap" in e.message and e.line == line_of(PROPOSAL, "// @mrgsort4")
+    e = expect_error("repeat_overflow", proposal, FLOAT, planes, repeat=256)
+    assert e.line == line_of(PROPOSAL, "// @pconcat")
+    e = expect_error("unsupported_api", proposal, FLOAT, planes, soc="Ascend910B2")
+    assert "Atlas A2/A3" in e.message and e.line == line_of(PROPOSAL, "// @pconcat")

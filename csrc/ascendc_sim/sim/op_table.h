@@ -102,7 +102,11 @@ enum class CostClass { Simple, Long, Reduce, Move, Composite };
     X(TransposeExt, "Transpose(TransposeParamsExt)", Composite) \
     X(TopK, "TopK", Composite)                   \
     X(ReduceXorSum, "ReduceXorSum", Composite)   \
-    X(TransDataTo5HD, "TransDataTo5HD", Simple)
+    X(TransDataTo5HD, "TransDataTo5HD", Simple)  \
+    X(ProposalConcat, "ProposalConcat", Simple)  \
+    X(ProposalExtract, "ProposalExtract", Simple) \
+    X(RpSort16, "RpSort16", Long)                \
+    X(MrgSort4, "MrgSort4", Long)
 
 enum class OpId {
 #define ASCENDC_SIM_OP_ENUM(id, name, cls) id,

@@ -1,6 +1,6 @@
-// Sorting: Sort32, MrgSort (MrgSort4Info form and the elementCountList form), GetMrgSortResult,
-// Sort<T, isFullSort>, Concat, Extract, GetSortLen, GetSortOffset; MrgSort4, RpSort16,
-// ProposalConcat and ProposalExtract are refused (the pages mark them unsupported on Atlas A2/A3).
+// Sorting on Atlas A2/A3: Sort32, MrgSort (MrgSort4Info form and the elementCountList form),
+// GetMrgSortResult, Sort<T, isFullSort>, Concat, Extract, GetSortLen, GetSortOffset. The Region
+// Proposal instructions of 310P (MrgSort4, RpSort16, ProposalConcat/Extract) are in proposal.h.
 //
 // Semantics, from the asc-devkit v8.5.0 pages Sort32.md, MrgSort.md, MrgSort-37.md, Sort.md,
 // Concat.md, Extract.md, GetSortLen.md, GetSortOffset.md, GetMrgSortResult.md:
@@ -19,7 +19,8 @@
 //   LocalTensor<T> with the result, which is only right in elements of T: n * 8 / sizeof(T).
 // - Temporary buffers (Sort's tmp, Concat's tmp): GetSortTmpSize / GetConcatTmpSize give no
 //   formula, so only their start is checked; Sort with isFullSort leaves its tmp poisoned.
-// 310P (dav-m200) sorts region proposals with other instructions; none of these is listed for it.
+// 310P (dav-m200) sorts Region Proposals ("排布方式二") with the instructions of proposal.h; the
+// high-level Sort/Concat/Extract/MrgSort of that layout are not simulated there (unsupported_api).
 #pragma once
 #include <algorithm>
 #include <cstring>
@@ -178,7 +179,8 @@ struct MergeCall {
 };
 
 template <typename T>
-void check_queue(const LocalTensor<T>& q, int i, uint16_t len, const char* api, Loc loc) {
+void check_queue(const LocalTensor<T>& q, int i, uint16_t len, const char* api, Loc loc, uint32_t elem_bytes = kElemBytes,
+                 uint32_t align = kElemBytes) {
     char role[32];
     std::snprintf(role, sizeof role, "src%d (queue %d)", i + 1, i + 1);
     if (len > kMaxQueueLen)
@@ -191,18 +193,18 @@ void check_queue(const LocalTensor<T>& q, int i, uint16_t len, const char* api, 
              api, role);
     ascendc_sim::CoreState& c = ascendc_sim::core(loc);
     uint64_t offset = ascendc_sim::ub_offset(c, q.GetPhyAddrPtr());
-    if (offset % kElemBytes != 0)
-        fail(Diag::UbMisaligned, loc, "%s: %s starts at UB byte offset %llu; a queue must start 8-byte aligned.", api,
-             role, (unsigned long long)offset);
-    if (uint64_t(len) * kElemBytes > uint64_t(q.GetSize()) * sizeof(T))
+    if (offset % align != 0)
+        fail(Diag::UbMisaligned, loc, "%s: %s starts at UB byte offset %llu; a queue must start %u-byte aligned.", api,
+             role, (unsigned long long)offset, align);
+    if (uint64_t(len) * elem_bytes > uint64_t(q.GetSize()) * sizeof(T))
         fail(Diag::LocalOverrun, loc,
              "%s: %s holds %u elements (%u bytes) but its LocalTensor has only %llu bytes.", api, role, unsigned(len),
-             unsigned(len) * kElemBytes, (unsigned long long)(uint64_t(q.GetSize()) * sizeof(T)));
+             unsigned(len) * elem_bytes, (unsigned long long)(uint64_t(q.GetSize()) * sizeof(T)));
 }
 
 // repeatTimes > 1 is only defined for four contiguous queues of one length without suspension.
 template <typename T>
-void check_merge_repeat(const MergeCall<T>& m, int queues, const char* api, Loc loc) {
+void check_merge_repeat(const MergeCall<T>& m, int queues, const char* api, Loc loc, uint32_t elem_bytes = kElemBytes) {
     check_repeat_range(m.repeat, 1, api, loc);
     if (m.repeat == 1) return;
     bool same = queues == 4 && m.lengths[1] == m.lengths[0] && m.lengths[2] == m.lengths[0] &&
@@ -211,7 +213,7 @@ void check_merge_repeat(const MergeCall<T>& m, int queues, const char* api, Loc 
     for (int i = 1; i < 4 && same; ++i)
         contiguous &= reinterpret_cast<const uint8_t*>(m.queues[i]->GetPhyAddrPtr()) ==
                       reinterpret_cast<const uint8_t*>(m.queues[0]->GetPhyAddrPtr()) +
-                          uint64_t(i) * m.lengths[0] * kElemBytes;
+                          uint64_t(i) * m.lengths[0] * elem_bytes;
     if (!same || !contiguous || m.suspend)
         fail(Diag::BadArgument, loc,
              "%s: repeatTimes is %d, but repeats are only defined when all four queues are valid (validBit 15), "
@@ -270,15 +272,6 @@ void merge(const char* api, const LocalTensor<T>& dst, const MergeCall<T>& m, ui
     uint64_t repeats = std::max<uint64_t>(1, (out.size() * kElemBytes + ascendc_sim::kRepeatBytes - 1) /
                                                  ascendc_sim::kRepeatBytes);
     ascendc_sim::count_vector(c, OpId::MrgSort, repeats, {s[0], s[1], s[2], s[3]}, dst.timing());
-}
-
-[[noreturn]] inline void refuse_proposal_api(const char* api, Loc loc) {
-    const auto& soc = ascendc_sim::core(loc).soc();
-    fail(Diag::UnsupportedApi, loc,
-         "%s works on Region Proposals, which asc-devkit %s.md marks as not supported on Atlas A2/A3, and the "
-         "simulator does not implement it for %s either. On Atlas A2/A3 sort (score, index) pairs with Sort32 / Sort "
-         "and MrgSort, and read them with Extract.",
-         api, api, soc.name);
 }
 
 }  // namespace sort_detail
@@ -372,43 +365,20 @@ void MrgSort(const LocalTensor<T>& dst, const MrgSortSrcList<T>& sortList, const
     sort_detail::merge("MrgSort", dst, m, sortedNum, loc);
 }
 
+// After MrgSort (A2/A3) or MrgSort4 (310P) with ifExhaustedSuspension.
 inline void GetMrgSortResult(uint16_t& mrgSortList1, uint16_t& mrgSortList2, uint16_t& mrgSortList3,
                              uint16_t& mrgSortList4, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
     ascendc_sim::CoreState& c = ascendc_sim::core(loc);
-    sort_detail::require_a2("GetMrgSortResult", loc);
     const sort_detail::MergeResult& r = sort_detail::last_merge();
     if (r.core != &c)
         ascendc_sim::fail(ascendc_sim::Diag::BadArgument, loc,
-                          "GetMrgSortResult: no MrgSort with ifExhaustedSuspension = true ran on this core before, so "
+                          "GetMrgSortResult: no MrgSort / MrgSort4 with ifExhaustedSuspension = true ran on this core before, so "
                           "the counts are undefined. Call MrgSort with ifExhaustedSuspension (isExhaustedSuspension) "
                           "true first.");
     mrgSortList1 = r.taken[0];
     mrgSortList2 = r.taken[1];
     mrgSortList3 = r.taken[2];
     mrgSortList4 = r.taken[3];
-}
-
-template <typename T>
-void MrgSort4(const LocalTensor<T>&, const MrgSortSrcList<T>&, const MrgSort4Info&,
-              ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
-    sort_detail::refuse_proposal_api("MrgSort4", loc);
-}
-
-template <typename T>
-void RpSort16(const LocalTensor<T>&, const LocalTensor<T>&, const int32_t, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
-    sort_detail::refuse_proposal_api("RpSort16", loc);
-}
-
-template <typename T>
-void ProposalConcat(const LocalTensor<T>&, const LocalTensor<T>&, const int32_t, const int32_t,
-                    ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
-    sort_detail::refuse_proposal_api("ProposalConcat", loc);
-}
-
-template <typename T>
-void ProposalExtract(const LocalTensor<T>&, const LocalTensor<T>&, const int32_t, const int32_t,
-                     ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
-    sort_detail::refuse_proposal_api("ProposalExtract", loc);
 }
 
 }  // namespace AscendC
