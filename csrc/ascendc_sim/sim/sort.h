@@ -74,13 +74,15 @@ struct Scored {
     uint32_t index;
 };
 
-// The sort APIs exist on Atlas A2/A3 only; 310P is refused with the reason.
+// The (score, index) layout is Atlas A2/A3's; on 310P these APIs use Region Proposals, which the
+// simulator implements only as the basic instructions (proposal.h).
 inline void require_a2(const char* api, Loc loc) {
     const auto& soc = ascendc_sim::core(loc).soc();
     if (soc.arch == 1)
         fail(Diag::UnsupportedApi, loc,
-             "%s is documented for Atlas A2/A3 only (asc-devkit %s.md); %s sorts Region Proposals with other "
-             "instructions, which the simulator does not implement. Sort on an Atlas A2/A3 SoC.",
+             "%s in the (score, index) layout is Atlas A2/A3's (asc-devkit %s.md); on %s it works on Region "
+             "Proposals, which the simulator supports only through the basic instructions: ProposalConcat the "
+             "scores (and other fields) into proposals, RpSort16, MrgSort4, then ProposalExtract.",
              api, api, soc.name);
 }
 
