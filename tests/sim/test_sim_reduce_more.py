@@ -365,3 +365,57 @@ def test_host_tiling_helpers_compile_and_give_the_simulators_sizes():
     out = torch.zeros(16, dtype=torch.int32)
     compile_kernel(HOST_HELPERS, entry="host_helpers").launch(1, out)
     assert out[:13].tolist() == [1024, 224, 1, 2048, 2048, 1, 8, 0, 2048, 32, 32, 416, 96]
+
+
+MAX_MIN_COUNT = r"""
+#include "kernel_operator.h"
+using namespace AscendC;
+
+extern "C" __global__ __aicore__ void max_min_count(GM_ADDR x, GM_ADDR out, uint32_t mode)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> xb, db, wb;
+    pipe.InitBuffer(xb, 256 * 4);
+    pipe.InitBuffer(db, 64 * 4);
+    pipe.InitBuffer(wb, 64 * 4);
+    GlobalTensor<float> xg, og;
+    xg.SetGlobalBuffer((__gm__ float*)x);
+    og.SetGlobalBuffer((__gm__ float*)out);
+    LocalTensor<float> src = xb.Get<float>(), dst = db.Get<float>(), work = wb.Get<float>();
+    DataCopy(src, xg, 256);
+    PipeBarrier<PIPE_ALL>();
+    if (mode == 0) WholeReduceMax(dst, src, 64, 1, 1, 1, 8);
+    else if (mode == 1) ReduceMax(dst, src, work, 64, 1, 8, true);
+    else if (mode == 2) WholeReduceMin(dst, src, 64, 2, 1, 1, 8);
+    PipeBarrier<PIPE_ALL>();
+    float val = 0, idx = 0;
+    if (mode == 3) GetReduceMaxMinCount(val);  // @value_only
+    else GetReduceMaxMinCount(val, idx);  // @count
+    og.SetValue(0, val);
+    og.SetValue(1, idx);
+}
+"""
+
+
+def test_get_reduce_max_min_count_reads_the_last_whole_reduce():
+    kernel = compile_kernel(MAX_MIN_COUNT, entry="max_min_count")
+    x = torch.randn(256)
+    x[37] = 50.0
+    out = torch.zeros(8)
+    kernel.launch(1, x, out, 0)
+    assert out[0].item() == 50.0 and out[1:2].view(torch.int32).item() == 37  # the page's documented pattern
+    out = torch.zeros(8)
+    kernel.launch(1, x, out, 1)  # after ReduceMax the index is "not accurate": poisoned
+    assert out[0].item() == 50.0 and torch.isnan(out[1])
+    out = torch.zeros(8)
+    kernel.launch(1, x, out, 2)  # several repeats: which one the register holds is undocumented
+    assert torch.isnan(out[:2]).all()
+    lines = MAX_MIN_COUNT.splitlines()
+    with pytest.raises(SimulatorError) as info:
+        kernel.launch(1, x, out, 3)
+    assert info.value.kind == "unsupported_api"
+    assert info.value.line == [i + 1 for i, t in enumerate(lines) if t.endswith("// @value_only")][0]
+    with pytest.raises(SimulatorError) as info:
+        kernel.launch(1, x, out, 4)  # nothing ran before
+    assert info.value.kind == "bad_argument"
+    assert info.value.line == [i + 1 for i, t in enumerate(lines) if t.endswith("// @count")][0]

@@ -138,6 +138,10 @@ extern "C" __global__ __aicore__ void refused(GM_ADDR out, uint32_t which)
         MrgSort4(t[1024], list, info);  // @mrgsort4
     }
     if (which == 4) ProposalExtract(t, t[1024], 1, 4);
+    if (which == 5) {
+        uint16_t a, b, c, d;
+        GetMrgSortResult(a, b, c, d);  // @mrgresult
+    }
 }
 """
 
@@ -337,6 +341,10 @@ def test_region_proposal_apis_are_refused_and_sort_len_is_in_elements():
     for which, marker in ((1, "// @rpsort16"), (2, "// @pconcat"), (3, "// @mrgsort4")):
         e = expect_error("unsupported_api", kernel("refused").launch, 1, out, which)
         assert e.line == line_of(REFUSED, marker)
+    # a fresh launch has no suspended merge to report, even right after one that had
+    test_mrgsort_exhausted_suspension_stops_and_reports_counts()
+    e = expect_error("bad_argument", kernel("refused").launch, 1, out, 5)
+    assert e.line == line_of(REFUSED, "// @mrgresult")
 
 
 # ---- TopK ------------------------------------------------------------------------------------------

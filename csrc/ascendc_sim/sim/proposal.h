@@ -167,6 +167,7 @@ void mrg_sort4(const LocalTensor<T>& dst, const MrgSortSrcList<T>& list, const M
     if (m.suspend) {
         sort_detail::MergeResult& res = sort_detail::last_merge();
         res.core = &c;
+        res.launch = c.launch->serial;
         for (int i = 0; i < 4; ++i) res.taken[i] = taken[i];
     }
     ascendc_sim::BufferTiming* s[4] = {nullptr, nullptr, nullptr, nullptr};

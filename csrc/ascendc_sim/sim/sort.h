@@ -151,6 +151,7 @@ void sort_scores(const char* api, OpId op, const LocalTensor<T>& dst, const Loca
 
 struct MergeResult {
     const ascendc_sim::CoreState* core = nullptr;
+    uint64_t launch = 0;
     uint16_t taken[4] = {0, 0, 0, 0};
 };
 
@@ -264,6 +265,7 @@ void merge(const char* api, const LocalTensor<T>& dst, const MergeCall<T>& m, ui
     if (m.suspend) {
         MergeResult& res = last_merge();
         res.core = &c;
+        res.launch = c.launch->serial;
         for (int i = 0; i < 4; ++i) {
             res.taken[i] = taken[i];
             if (sorted_num != nullptr) sorted_num[i] = taken[i];
@@ -372,7 +374,7 @@ inline void GetMrgSortResult(uint16_t& mrgSortList1, uint16_t& mrgSortList2, uin
                              uint16_t& mrgSortList4, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
     ascendc_sim::CoreState& c = ascendc_sim::core(loc);
     const sort_detail::MergeResult& r = sort_detail::last_merge();
-    if (r.core != &c)
+    if (r.core != &c || r.launch != c.launch->serial)
         ascendc_sim::fail(ascendc_sim::Diag::BadArgument, loc,
                           "GetMrgSortResult: no MrgSort / MrgSort4 with ifExhaustedSuspension = true ran on this core before, so "
                           "the counts are undefined. Call MrgSort with ifExhaustedSuspension (isExhaustedSuspension) "
