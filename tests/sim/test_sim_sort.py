@@ -647,3 +647,21 @@ def test_region_proposal_constraints():
     assert e.line == line_of(PROPOSAL, "// @pconcat")
     e = expect_error("unsupported_api", proposal, FLOAT, planes, soc="Ascend910B2")
     assert "Atlas A2/A3" in e.message and e.line == line_of(PROPOSAL, "// @pconcat")
+
+
+def test_sort_apis_are_booked_in_the_cost_model():
+    x = torch.randn(128)
+    p = [1, 128, 4, 0, 0, 0, 0, 15, 1, 0, 0, 0, 0, FLOAT, 0, 0]
+    report = kernel("sort_kernel").launch(1, torch.cat([x, torch.zeros(448)]), torch.arange(512, dtype=torch.int32),
+                                          torch.zeros(1024, dtype=torch.int32), torch.zeros(512),
+                                          torch.zeros(512, dtype=torch.int32), torch.zeros(8, dtype=torch.int32),
+                                          torch.tensor(p, dtype=torch.int32))
+    ops = report.vector_ops()
+    assert ops["Sort"] == (1, 4 + 4)  # Sort32 over the 4 groups, then one 4-way merge round over all
+    assert ops["Extract"] == (1, 8)
+    v = torch.randn(2, 64)
+    report = topk_kernel().launch(1, torch.cat([v.flatten(), torch.zeros(1920)]), torch.zeros(2048, dtype=torch.int32),
+                                  torch.zeros(32, dtype=torch.uint8), torch.zeros(1024),
+                                  torch.zeros(1024, dtype=torch.int32),
+                                  torch.tensor([0, 1, 0, 0, 1, 2, 64, 64, 3, FLOAT] + [0] * 6, dtype=torch.int32))
+    assert report.vector_ops()["TopK"][0] == 1
