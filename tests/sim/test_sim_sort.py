@@ -66,11 +66,12 @@ __aicore__ inline void Run(GM_ADDR score, GM_ADDR index, GM_ADDR sorted, GM_ADDR
     LocalTensor<T> out = sortedL;
     if (op == 0) {
         Sort32(sortedL, s, idx, repeat);  // @sort32
-    } else if (op == 1 || op == 2) {
+    } else if (op == 1 || op == 2 || op == 5) {
         LocalTensor<T> concat;
         Concat(concat, s, tmp, (int32_t)(n / 16));
         if (op == 1) Sort<T, true>(sortedL, concat, idx, tmp, repeat);  // @sortfull
-        else Sort<T, false>(sortedL, concat, idx, tmp, repeat);
+        else if (op == 2) Sort<T, false>(sortedL, concat, idx, tmp, repeat);
+        else Sort<T, true>(sortedL, concat, idx, sortedL, repeat);  // @sorttmp
     } else {
         Sort32(sortedL, s, idx, repeat);
         PipeBarrier<PIPE_V>();
@@ -320,6 +321,8 @@ def test_sort_constraints_name_the_kernel_line():
     assert e.line == line_of(SORT, "// @sort32")
     e = expect_error("local_overrun", run, FLOAT, x, op=0, repeat=17)  # scores past the 576-element buffer
     assert e.line == line_of(SORT, "// @sort32")
+    e = expect_error("bad_argument", run, FLOAT, x, op=5, repeat=2)
+    assert "tmp" in e.message and e.line == line_of(SORT, "// @sorttmp")
     e = expect_error("bad_argument", run, FLOAT, x, op=3, repeat=2, lens=(32, 32, 32, 32), valid=5)
     assert "validBit" in e.message and e.line == line_of(SORT, "// @mrgsort")
     e = expect_error("bad_argument", run, FLOAT, x, op=4, repeat=2, lens=(32, 32, 32, 31), valid=15, mrg_repeat=2)

@@ -306,12 +306,21 @@ void Sort(const LocalTensor<T>& dst, const LocalTensor<T>& concat, const LocalTe
     // Charged as Sort32 over every group, then log4(groups) rounds of 4-way merging over all elements.
     uint64_t groups = uint64_t(std::max(repeatTime, 0)), repeats = groups;
     for (uint64_t q = groups; isFullSort && q > 1; q = (q + 3) / 4) repeats += groups;
-    sort_detail::sort_scores("Sort", ascendc_sim::OpId::Sort, dst, concat, index, repeatTime, isFullSort, repeats, loc);
-    if (isFullSort && repeatTime > 0) {
-        uint64_t bytes = std::min<uint64_t>(uint64_t(tmp.GetSize()) * sizeof(T),
-                                            uint64_t(repeatTime) * sort_detail::kSortGroup * sort_detail::kElemBytes);
-        std::memset(tmp.GetPhyAddrPtr(), 0xFF, bytes);  // scratch of the merge rounds: undefined afterwards
+    uint64_t n = groups * sort_detail::kSortGroup;
+    uint64_t scratch = std::min<uint64_t>(uint64_t(tmp.GetSize()) * sizeof(T), n * sort_detail::kElemBytes);
+    if (isFullSort && n > 0) {
+        auto hits = [&](const void* p, uint64_t bytes) {
+            auto a = reinterpret_cast<uintptr_t>(tmp.GetPhyAddrPtr()), b = reinterpret_cast<uintptr_t>(p);
+            return a < b + bytes && b < a + scratch;
+        };
+        if (hits(dst.GetPhyAddrPtr(), n * sort_detail::kElemBytes) || hits(concat.GetPhyAddrPtr(), n * sizeof(T)) ||
+            hits(index.GetPhyAddrPtr(), n * sizeof(uint32_t)))
+            ascendc_sim::fail(ascendc_sim::Diag::BadArgument, loc,
+                              "Sort: tmp overlaps dst, concat or index; a full sort merges through tmp, so it needs "
+                              "its own buffer.");
     }
+    sort_detail::sort_scores("Sort", ascendc_sim::OpId::Sort, dst, concat, index, repeatTime, isFullSort, repeats, loc);
+    if (isFullSort && n > 0) std::memset(tmp.GetPhyAddrPtr(), 0xFF, scratch);  // merge scratch: undefined afterwards
 }
 
 template <typename T>
