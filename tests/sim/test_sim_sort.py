@@ -476,11 +476,20 @@ def test_topk_normal_mode_matches_the_documented_order():
             pitch_v = 8 if dtype == FLOAT else 16
             for r in range(3):
                 want = ref_topk(x[r].tolist(), k, largest)
-                assert vi[r * 8: r * 8 + k].tolist() == want
+                assert vi[r * 8: r * 8 + k].tolist() == [-1] * k  # no isInitIndex: "unusable", poisoned
                 got_v = v[r * pitch_v: r * pitch_v + k]
                 assert torch.equal(got_v.float().nan_to_num(123.0), x[r, want].float().nan_to_num(123.0))
                 assert torch.isnan(v[r * pitch_v + k: (r + 1) * pitch_v].float()).all()  # past k: poisoned
                 assert torch.all(vi[r * 8 + k: r * 8 + 8] == -1)
+
+
+def test_topk_given_indexes_follow_their_values():
+    torch.manual_seed(8)
+    for dtype in (FLOAT, HALF):
+        x = torch.randint(-50, 50, (2, 64)).to(DTYPES[dtype])
+        v, vi = topk(dtype, x, 6, index=torch.arange(64, dtype=torch.int32) * 3)
+        for r in range(2):
+            assert vi[r * 8: r * 8 + 6].tolist() == [3 * j for j in ref_topk(x[r].tolist(), 6, True)]
 
 
 def test_topk_finish_rows_and_given_indexes():

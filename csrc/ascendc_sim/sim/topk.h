@@ -9,8 +9,9 @@
 //   +inf for the smallest).
 // - isLargest: the k largest, descending; otherwise the k smallest, ascending. Equal values keep
 //   their input order; NaN comes first either way; inf is the extreme.
-// - Indexes: isInitIndex = false generates 0..inner-1 (the page's algorithm: Arange on A2/A3);
-//   true takes srcIndexLocal, one row of inner shared by all rows (Normal) or outter x inner (Small).
+// - Indexes: isInitIndex = true takes srcIndexLocal, one row of inner shared by all rows (Normal) or
+//   outter x inner (Small). With false the v8.5.0 page calls the output indexes unusable (older pages
+//   said the API generates 0..inner-1), so they are poisoned (-1), except finished rows' n.
 // - isHasfinish (Normal mode only): a row whose finishLocal value is true gets all k indexes = n.
 // - Output: Normal mode rows of k_pad values (k rounded up to 32 bytes of T) and kpad_index = k
 //   rounded up to 8 indexes; Small mode outter x k packed. The elements past k in a row (Normal),
@@ -138,8 +139,9 @@ void run(const LocalTensor<T>& dst_value, const LocalTensor<int32_t>& dst_index,
         for (int64_t j = 0; j < s.k; ++j) {
             int64_t at = order[j];
             dv[r * vp + j] = row[at];
-            int32_t index = !init_index ? int32_t(at) : s.small ? src_index.GetPhyAddrPtr()[r * s.inner + at]
-                                                                : src_index.GetPhyAddrPtr()[at];
+            // Without isInitIndex the page calls the output indexes unusable: left poisoned (-1).
+            int32_t index = !init_index ? -1 : s.small ? src_index.GetPhyAddrPtr()[r * s.inner + at]
+                                                       : src_index.GetPhyAddrPtr()[at];
             di[r * ip + j] = finished ? int32_t(s.n) : index;
         }
     }
