@@ -242,6 +242,8 @@ def test_reduction_constraints_name_the_kernel_line():
     x = torch.randn(2, 16)
     e = expect_error("unsupported_dtype", launch, HALF, x.half(), 0)
     assert e.line == line_of("// @sum_tmp")
+    e = expect_error("unsupported_api", launch, FLOAT, x, 1, soc="Ascend310P3")  # A2/A3 only
+    assert "310P" in e.message
     e = expect_error("unsupported_api", launch, FLOAT, x, 0, pad=False)
     assert "srcInnerPad" in e.message and e.line == line_of("// @sum_tmp")
     e = expect_error("bad_argument", launch, FLOAT, x, 0, dst_off=8)

@@ -4,6 +4,7 @@
 //
 // Semantics, from the asc-devkit v8.5.0 pages ReduceSum-34.md, ReduceMax-35.md, ReduceMin-36.md,
 // ReduceMean.md, ReduceProd.md, ReduceAll.md, ReduceAny.md, Sum.md, Mean.md:
+// - Atlas A2/A3 only: the CANN pages mark the 310P AI Core unsupported (unsupported_api there).
 // - AR reduces each row (srcShape[0] results), RA each column (srcShape[1] results). Only 2-D
 //   shapes and srcInnerPad = true are supported: every row of src starts 32-byte aligned, i.e. rows
 //   are RoundUp(srcShape[1], 32 bytes) elements apart (the inner axis is stored padded).
@@ -177,6 +178,13 @@ void run(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor
     constexpr bool ar = std::is_same_v<pattern, Pattern::Reduce::AR>;
     const KindInfo ki = info(K);
     ascendc_sim::CoreState& c = ascendc_sim::core(loc);
+    if (c.soc().arch == 1)
+        fail(Diag::UnsupportedApi, loc,
+             "%s with a Pattern::Reduce pattern is not available on %s (the page marks the 310P AI Core "
+             "unsupported). Reduce with the basic APIs instead: WholeReduce%s / BlockReduce%s per repeat, or the "
+             "count form of ReduceSum/ReduceMax/ReduceMin, and Add/Max/Min across rows.",
+             ki.name, c.soc().name, K == Kind::Min ? "Min" : K == Kind::Max ? "Max" : "Sum",
+             K == Kind::Min ? "Min" : K == Kind::Max ? "Max" : "Sum");
     ascendc_sim::check_dtype(ascendc_sim::dtype_of<T>, ki.types, ki.types, ki.name, loc);
     if (!srcInnerPad)
         fail(Diag::UnsupportedApi, loc,
