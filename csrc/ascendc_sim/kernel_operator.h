@@ -17,3 +17,8 @@
 #include "sim/tiling.h"
 #include "sim/std_utils.h"
 #include "sim/debug.h"
+#include "sim/sort.h"
+#include "sim/proposal.h"
+#include "sim/reduce_pattern.h"
+#include "sim/transpose.h"
+#include "sim/topk.h"

@@ -48,7 +48,10 @@ struct PipeClock {
     uint64_t seen[ASCENDC_SIM_PIPES] = {};
 };
 
+inline std::atomic<uint64_t> g_launch_serial{0};
+
 struct LaunchState {
+    uint64_t serial = ++g_launch_serial;  // tells launches apart (per-core state kept in thread_locals)
     const SimSocProfile* soc = nullptr;
     std::vector<SimRegion> regions;  // sorted by base
     uint32_t block_dim = 0;

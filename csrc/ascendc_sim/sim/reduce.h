@@ -19,6 +19,9 @@
 //   is the lane number; ReduceMax/Min level-0 form returns repeat * N + lane.
 // - BlockReduce writes no result for a block whose lanes are all masked off, PairReduceSum none
 //   for a pair whose two lanes are (an assumption).
+// - GetReduceMaxMinCount(ISASI).md reads the last WholeReduceMax/Min or ReduceMax/Min result: defined
+//   after a one-repeat WholeReduce; after ReduceMax/Min only the value (the page: the index is not
+//   accurate), after several repeats neither; undefined parts read as poison (0xFF bytes).
 #pragma once
 #include <cmath>
 #include <vector>
@@ -291,6 +294,36 @@ inline T index_bits(uint32_t index) {
     return t;
 }
 
+// The value / index register GetReduceMaxMinCount reads (GetReduceMaxMinCount(ISASI).md): set by
+// WholeReduceMax/Min and ReduceMax/Min. What it holds after several repeats is not documented, and
+// after ReduceMax/Min the page says the index is not accurate: those are kept as poisoned.
+struct MaxMinRegister {
+    const ascendc_sim::CoreState* core = nullptr;
+    uint64_t launch = 0;
+    DType dtype = DType::F32;
+    uint32_t value = 0, index = 0;  // bits of a T
+    bool value_ok = false, index_ok = false;
+};
+
+inline MaxMinRegister& max_min_register() {
+    static thread_local MaxMinRegister r;
+    return r;
+}
+
+template <typename T>
+void set_max_min(const ascendc_sim::CoreState& c, T value, uint32_t index, bool value_ok, bool index_ok) {
+    MaxMinRegister& r = max_min_register();
+    r.core = &c;
+    r.launch = c.launch->serial;
+    r.dtype = ascendc_sim::dtype_of<T>;
+    r.value = r.index = 0;
+    std::memcpy(&r.value, &value, sizeof(T));
+    T bits = index_bits<T>(index);
+    std::memcpy(&r.index, &bits, sizeof(T));
+    r.value_ok = value_ok;
+    r.index_ok = index_ok;
+}
+
 // Repeats the whole reduction issues: the first round, then rounds over the partial results.
 inline uint64_t total_repeats(uint64_t first, uint32_t per_repeat_results, uint32_t lanes) {
     uint64_t total = first, n = first * per_repeat_results;
@@ -466,6 +499,7 @@ void reduce_extreme(const LocalTensor<T>& dst, const LocalTensor<T>& src, const 
     T* d = dst.GetPhyAddrPtr();
     d[0] = best.value;
     if (cal_index) d[1] = index_bits<T>(static_cast<uint32_t>(best_repeat * lanes + best.index));
+    set_max_min(c, best.value, 0, true, false);
     ascendc_sim::count_vector(c, op, total_repeats(repeats, 2, lanes), {src.timing(), work.timing()}, dst.timing());
 }
 
@@ -513,8 +547,9 @@ void whole_reduce_extreme(const LocalTensor<T>& dst, const LocalTensor<T>& src, 
     check_dst(dst, uint64_t(plan.repeats - 1) * dst_rep_stride * unit + unit, 2 * sizeof(T), api, loc);
     const T* s = src.GetPhyAddrPtr();
     T* d = dst.GetPhyAddrPtr();
+    Extreme<T> e{T(0), 0};
     for (int64_t r = 0; r < plan.repeats; ++r) {
-        Extreme<T> e = repeat_extreme<IsMax>(s + r * src_rep_stride * block, plan.for_repeat(r), src_blk_stride, lanes);
+        e = repeat_extreme<IsMax>(s + r * src_rep_stride * block, plan.for_repeat(r), src_blk_stride, lanes);
         T* out = d + r * dst_rep_stride * unit;
         switch (order) {
             case ReduceOrder::ORDER_VALUE_INDEX: out[0] = e.value; out[1] = index_bits<T>(e.index); break;
@@ -527,6 +562,7 @@ void whole_reduce_extreme(const LocalTensor<T>& dst, const LocalTensor<T>& src, 
             }
         }
     }
+    set_max_min(c, e.value, e.index, plan.repeats == 1, plan.repeats == 1);
     ascendc_sim::count_vector(c, IsMax ? OpId::WholeReduceMax : OpId::WholeReduceMin, plan.repeats, {src.timing()},
                               dst.timing());
 }
@@ -698,6 +734,35 @@ void RepeatReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const
         reduce_detail::whole_reduce_extreme<IS_MAX, isSetMask>(dst, src, {nullptr, mask}, repeatTime, dstRepStride,   \
                                                                srcBlkStride, srcRepStride, order, loc);               \
     }
+
+template <typename T>
+void GetReduceMaxMinCount(T& maxMinValue, T& maxMinIndex, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    ascendc_sim::CoreState& c = ascendc_sim::core(loc);
+    ascendc_sim::check_dtype(ascendc_sim::dtype_of<T>, reduce_detail::kTypes, reduce_detail::kTypes,
+                             "GetReduceMaxMinCount", loc);
+    const reduce_detail::MaxMinRegister& r = reduce_detail::max_min_register();
+    if (r.core != &c || r.launch != c.launch->serial || r.dtype != ascendc_sim::dtype_of<T>)
+        ascendc_sim::fail(ascendc_sim::Diag::BadArgument, loc,
+                          "GetReduceMaxMinCount<%s>: no WholeReduceMax/Min or ReduceMax/Min of %s ran on this core "
+                          "before, so there is no value to read. Run the reduction first, with the same T.",
+                          ascendc_sim::dtype_name(ascendc_sim::dtype_of<T>),
+                          ascendc_sim::dtype_name(ascendc_sim::dtype_of<T>));
+    std::memset(&maxMinValue, 0xFF, sizeof(T));
+    std::memset(&maxMinIndex, 0xFF, sizeof(T));
+    if (r.value_ok) std::memcpy(&maxMinValue, &r.value, sizeof(T));
+    if (r.index_ok) std::memcpy(&maxMinIndex, &r.index, sizeof(T));
+}
+
+template <typename T>
+void GetReduceMaxMinCount(T& maxMinValue, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    const auto& soc = ascendc_sim::core(loc).soc();
+    if (soc.arch != 1)
+        ascendc_sim::fail(ascendc_sim::Diag::UnsupportedApi, loc,
+                          "GetReduceMaxMinCount(value) without the index is not supported on Atlas A2/A3 "
+                          "(GetReduceMaxMinCount(ISASI).md); call GetReduceMaxMinCount(value, index).");
+    T index;
+    GetReduceMaxMinCount(maxMinValue, index, loc);
+}
 
 ASCENDC_SIM_WHOLE_REDUCE_EXTREME(WholeReduceMax, true)
 ASCENDC_SIM_WHOLE_REDUCE_EXTREME(WholeReduceMin, false)
