@@ -17,3 +17,5 @@
 #include "sim/tiling.h"
 #include "sim/std_utils.h"
 #include "sim/debug.h"
+// high-level activation, normalization, quantization
+#include "sim/softmax.h"

@@ -83,7 +83,25 @@ enum class CostClass { Simple, Long, Reduce, Move, Composite };
     X(Scatter, "Scatter", Simple)                \
     X(CopyUB, "DataCopy(UB->UB)", Move)          \
     X(ScalarUB, "UB scalar access", Simple)      \
-    X(SetMask, "mask register write", Simple)
+    X(SetMask, "mask register write", Simple)     \
+    /* high-level activation, normalization, quantization (softmax.h ... glu.h) */ \
+    X(SoftMax, "SoftMax", Composite)                     \
+    X(SimpleSoftMax, "SimpleSoftMax", Composite)         \
+    X(SoftmaxFlash, "SoftmaxFlash", Composite)           \
+    X(SoftmaxFlashV2, "SoftmaxFlashV2", Composite)       \
+    X(LogSoftMax, "LogSoftMax", Composite)               \
+    X(SoftmaxGrad, "SoftmaxGrad", Composite)             \
+    X(LayerNorm, "LayerNorm", Composite)                 \
+    X(RmsNorm, "RmsNorm", Composite)                     \
+    X(AscendQuant, "AscendQuant", Composite)             \
+    X(AscendDequant, "AscendDequant", Composite)         \
+    X(AscendAntiQuant, "AscendAntiQuant", Composite)     \
+    X(CumSum, "CumSum", Composite)                       \
+    X(Arange, "Arange", Composite)                       \
+    X(Swish, "Swish", Composite)                         \
+    X(SwiGLU, "SwiGLU", Composite)                       \
+    X(GeGLU, "GeGLU", Composite)                         \
+    X(ReGlu, "ReGlu", Composite)
 
 enum class OpId {
 #define ASCENDC_SIM_OP_ENUM(id, name, cls) id,
