@@ -19,3 +19,4 @@
 #include "sim/debug.h"
 // high-level activation, normalization, quantization
 #include "sim/softmax.h"
+#include "sim/normalization.h"
