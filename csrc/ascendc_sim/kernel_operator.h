@@ -20,3 +20,4 @@
 // high-level activation, normalization, quantization
 #include "sim/softmax.h"
 #include "sim/normalization.h"
+#include "sim/quant.h"
