@@ -21,3 +21,6 @@
 #include "sim/softmax.h"
 #include "sim/normalization.h"
 #include "sim/quant.h"
+#include "sim/glu.h"
+#include "sim/cumsum.h"
+#include "sim/arange.h"
