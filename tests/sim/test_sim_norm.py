@@ -31,6 +31,8 @@ struct TilingData {
     LayerNormTiling ln;
     LayerNormSeparateTiling lns;
     RmsNormTiling rms;
+    uint32_t deepOk;
+    DeepNormTiling deep;
 };
 
 extern "C" uint32_t ascendgen_tiling(uint32_t coreNum, int32_t tensorCount, const int32_t* ranks, const int64_t* dims,
@@ -47,6 +49,7 @@ extern "C" uint32_t ascendgen_tiling(uint32_t coreNum, int32_t tensorCount, cons
     std::vector<int64_t> padded = {dims[0], dims[1], dims[2]}, origin = {dims[0], dims[1], dims[3]};
     GetRmsNormMaxMinTmpSize(padded, typeSize, t->rmsMax, t->rmsMin);
     t->rmsOk = GetRmsNormTilingInfo(padded, origin, t->tmpBytes, typeSize, t->rms);
+    t->deepOk = GetDeepNormTilingInfo(padded, origin, t->tmpBytes, typeSize, false, false, t->deep);
     *workspaceBytes = 0;
     return 1;
 }
@@ -57,7 +60,7 @@ template <typename T>
 __aicore__ inline void Apply(uint32_t op, const LocalTensor<T>& y, const LocalTensor<T>& x,
                              const LocalTensor<uint8_t>& gammaB, const LocalTensor<uint8_t>& betaB,
                              const LocalTensor<uint8_t>& statsB, uint32_t bs, const LocalTensor<uint8_t>& tmp,
-                             const TilingData& t, float eps)
+                             const TilingData& t, float eps, const LocalTensor<T>& gx)
 {
     LocalTensor<T> gamma = gammaB.ReinterpretCast<T>(), beta = betaB.ReinterpretCast<T>();
     LocalTensor<T> mean = statsB.ReinterpretCast<T>(), var = statsB[(bs * 4 + 31) / 32 * 32].ReinterpretCast<T>();
@@ -77,12 +80,17 @@ __aicore__ inline void Apply(uint32_t op, const LocalTensor<T>& y, const LocalTe
         case 8: RmsNorm<T, true>(y, x, gamma, tmp, (T)eps, t.rms); break;  // @rms_basic
         case 9: LayerNorm<half, T>(y, meanF, rstdF, x, gammaB.ReinterpretCast<half>(),  // @ln_precision
                                    betaB.ReinterpretCast<half>(), eps, tmp, para, t.lns); break;
+        case 10: DeepNorm<T>(y, mean, var, x, gx, beta, gamma, tmp, (T)0.75f, (T)eps, t.deep); break;  // @deep
+        case 11: DeepNorm<T>(y, mean, var, x, gx, beta, gamma, (T)0.75f, (T)eps, t.deep); break;
+        case 12: DeepNorm<T, false, true>(y, mean, var, x, gx, beta, gamma, tmp,  // @deep_basic
+                                          (T)0.75f, (T)eps, t.deep); break;
+        case 13: DeepNorm<T, true>(y, mean, var, x, gx, beta, gamma, tmp, (T)0.75f, (T)eps, t.deep); break;
     }
 }
 
-extern "C" __global__ __aicore__ void norm_family(GM_ADDR x, GM_ADDR gamma, GM_ADDR beta, GM_ADDR y, GM_ADDR stats,
-                                                  GM_ADDR workspace, GM_ADDR tiling, uint32_t dtype, uint32_t op,
-                                                  uint32_t layout, float eps)
+extern "C" __global__ __aicore__ void norm_family(GM_ADDR x, GM_ADDR gamma, GM_ADDR beta, GM_ADDR gx, GM_ADDR y,
+                                                  GM_ADDR stats, GM_ADDR workspace, GM_ADDR tiling, uint32_t dtype,
+                                                  uint32_t op, uint32_t layout, float eps)
 {
     GET_TILING_DATA(t, tiling);
     uint32_t elem = dtype == 0 ? 4 : 2;
@@ -90,8 +98,9 @@ extern "C" __global__ __aicore__ void norm_family(GM_ADDR x, GM_ADDR gamma, GM_A
     uint32_t rowsBytes = bs * t.h * elem;
     uint32_t statBytes = 2 * ((bs * 4 + 31) / 32 * 32);
     TPipe pipe;
-    TBuf<TPosition::VECCALC> bx, by, bg, bb, bst, btmp;
+    TBuf<TPosition::VECCALC> bx, by, bg, bb, bst, btmp, bgx;
     pipe.InitBuffer(bx, rowsBytes);
+    pipe.InitBuffer(bgx, rowsBytes);
     pipe.InitBuffer(by, rowsBytes);
     pipe.InitBuffer(bg, t.h * 4);
     pipe.InitBuffer(bb, t.h * 4);
@@ -99,22 +108,27 @@ extern "C" __global__ __aicore__ void norm_family(GM_ADDR x, GM_ADDR gamma, GM_A
     pipe.InitBuffer(btmp, t.tmpBytes);
     LocalTensor<uint8_t> xl = bx.Get<uint8_t>(), yl = by.Get<uint8_t>(), gl = bg.Get<uint8_t>();
     LocalTensor<uint8_t> bl = bb.Get<uint8_t>(), sl = bst.Get<uint8_t>(), tmp = btmp.Get<uint8_t>();
-    GlobalTensor<uint8_t> xg, gg, bg2, yg, sg;
+    LocalTensor<uint8_t> gxl = bgx.Get<uint8_t>();
+    GlobalTensor<uint8_t> xg, gg, bg2, yg, sg, gxg;
+    gxg.SetGlobalBuffer((__gm__ uint8_t*)gx);
     xg.SetGlobalBuffer((__gm__ uint8_t*)x);
     gg.SetGlobalBuffer((__gm__ uint8_t*)gamma);
     bg2.SetGlobalBuffer((__gm__ uint8_t*)beta);
     yg.SetGlobalBuffer((__gm__ uint8_t*)y);
     sg.SetGlobalBuffer((__gm__ uint8_t*)stats);
     DataCopy(xl, xg, rowsBytes);
+    DataCopy(gxl, gxg, rowsBytes);
     DataCopy(gl, gg, t.h * 4);
     DataCopy(bl, bg2, t.h * 4);
     PipeBarrier<PIPE_ALL>();
     if (layout == 1) yl = xl;
     if (layout == 2) gl = yl;  // gamma inside dst
     if (dtype == 0)
-        Apply<float>(op, yl.ReinterpretCast<float>(), xl.ReinterpretCast<float>(), gl, bl, sl, bs, tmp, t, eps);
+        Apply<float>(op, yl.ReinterpretCast<float>(), xl.ReinterpretCast<float>(), gl, bl, sl, bs, tmp, t, eps,
+                     gxl.ReinterpretCast<float>());
     else
-        Apply<half>(op, yl.ReinterpretCast<half>(), xl.ReinterpretCast<half>(), gl, bl, sl, bs, tmp, t, eps);
+        Apply<half>(op, yl.ReinterpretCast<half>(), xl.ReinterpretCast<half>(), gl, bl, sl, bs, tmp, t, eps,
+                    gxl.ReinterpretCast<half>());
     PipeBarrier<PIPE_ALL>();
     DataCopy(yg, yl, rowsBytes);
     DataCopy(sg, sl, statBytes);
@@ -145,7 +159,8 @@ def tiling_bytes(kernel, b, s, h, ori_h, elem, tmp_bytes) -> bytes:
     return kernel.tiling([[b, s, h, ori_h], [elem, tmp_bytes]]).data
 
 
-def run(kernel, dtype, op, x, gamma, beta, *, ori_h=None, layout=0, tmp_bytes=None, affine_dtype=None, soc=None):
+def run(kernel, dtype, op, x, gamma, beta, *, ori_h=None, layout=0, tmp_bytes=None, affine_dtype=None, soc=None,
+        gx=None):
     """x [B, S, H]; returns (y, first stats [B*S], second stats [B*S], x afterwards, report)."""
     b, s, h = x.shape
     bs = b * s
@@ -159,7 +174,8 @@ def run(kernel, dtype, op, x, gamma, beta, *, ori_h=None, layout=0, tmp_bytes=No
     y = torch.full_like(x, -7)
     stat_bytes = (bs * 4 + 31) // 32 * 32
     stats = torch.zeros(2 * stat_bytes, dtype=torch.uint8)
-    report = kernel.launch(1, xg, gb, bb, y, stats, None,
+    gx = torch.zeros_like(x) if gx is None else gx.contiguous()
+    report = kernel.launch(1, xg, gb, bb, gx, y, stats, None,
                            tiling_bytes(kernel, b, s, h, ori_h or h, x.element_size(), tmp), dtype, op, layout, EPS,
                            soc=soc)
     stat_dtype = torch.float32 if op in (3, 4, 5, 9) else x.dtype
@@ -257,6 +273,32 @@ def test_layer_norm_rstd_rules(kernel):
     assert err.line == line_of("// @ln_rstd") and "Ascend310P3" in err.message
 
 
+@pytest.mark.parametrize("dtype", [FLOAT, HALF])
+def test_deep_norm_is_layer_norm_of_alpha_x_plus_gx(kernel, dtype):
+    t = DTYPES[dtype]
+    x, gamma, beta = data(2, 4, 64, t, seed=11)
+    gx = data(2, 4, 64, t, seed=12)[0]
+    combined = 0.75 * x.double() + gx.double()
+    ref, mean, var = layer_norm_ref(combined, gamma, beta, 64)
+    for op in (10, 11, 12):
+        y, m, v, _, _ = run(kernel, dtype, op, x, gamma, beta, gx=gx)
+        torch.testing.assert_close(y, ref.to(t), **(tol(t) if dtype == FLOAT else dict(atol=1e-2, rtol=1e-2)))
+        torch.testing.assert_close(m, mean.to(t), **tol(t))
+        torch.testing.assert_close(v, var.to(t), **(tol(t) if dtype == FLOAT else dict(atol=1e-2, rtol=1e-2)))
+
+
+def test_deep_norm_rules(kernel):
+    x, gamma, beta = data(1, 3, 64, torch.float32, seed=13)
+    err = expect_error("bad_argument", run, kernel, FLOAT, 10, x, gamma, beta, layout=1)
+    assert err.line == line_of("// @deep") and "overlap" in err.message  # no src/dst reuse without isReuseSrc
+    y, _, _, _, _ = run(kernel, FLOAT, 13, x, gamma, beta, layout=1)  # isReuseSrc: dst may be src
+    torch.testing.assert_close(y, layer_norm_ref(0.75 * x.double(), gamma, beta, 64)[0].float(), **tol(torch.float32))
+    err = expect_error("bad_argument", run, kernel, FLOAT, 12, x, gamma, beta)
+    assert err.line == line_of("// @deep_basic") and "basic block" in err.message
+    err = expect_error("unsupported_api", run, kernel, FLOAT, 10, x, gamma, beta, soc="Ascend310P3")
+    assert err.line == line_of("// @deep")
+
+
 def rms_ref(x, gamma, ori_h):
     xd = x[..., :ori_h].double()
     return xd / torch.sqrt((xd * xd).mean(-1, keepdim=True) + EPS) * gamma[:ori_h].double()
@@ -298,8 +340,8 @@ def test_tiling_planned_for_more_workspace_is_reported(kernel):
     small_tmp = big[:16] + row.to_bytes(4, "little") + big[20:]  # the kernel allocates tmpBytes = one row
     y = torch.zeros_like(x)
     with pytest.raises(SimulatorError) as info:
-        kernel.launch(1, x.clone(), torch.zeros(256, dtype=torch.uint8), torch.zeros(256, dtype=torch.uint8), y,
-                      torch.zeros(64, dtype=torch.uint8), None, small_tmp, FLOAT, 0, 0, EPS)
+        kernel.launch(1, x.clone(), torch.zeros(256, dtype=torch.uint8), torch.zeros(256, dtype=torch.uint8),
+                      torch.zeros_like(x), y, torch.zeros(64, dtype=torch.uint8), None, small_tmp, FLOAT, 0, 0, EPS)
     assert info.value.kind == "local_overrun" and "8 rows per pass" in info.value.message
     assert info.value.line == line_of("// @ln_tmp")
 

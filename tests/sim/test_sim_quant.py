@@ -19,7 +19,23 @@ BYTES = 8192
 
 SOURCE = r"""
 #include "kernel_operator.h"
+#include "host/tiling/quant_tiling.h"
 using namespace AscendC;
+
+struct TilingData {
+    uint32_t quantMax, quantMin, dequantMax, dequantMin, antiMax, antiMin;
+};
+
+extern "C" uint32_t ascendgen_tiling(uint32_t coreNum, int32_t tensorCount, const int32_t* ranks, const int64_t* dims,
+                                     TilingData* t, uint64_t* workspaceBytes)
+{
+    std::vector<int64_t> shape = {dims[0], dims[1]}, scale = {dims[1]};
+    GetAscendQuantMaxMinTmpSize(shape, 2, t->quantMax, t->quantMin);
+    GetAscendDequantMaxMinTmpSize(shape, 4, t->dequantMax, t->dequantMin);
+    GetAscendAntiQuantMaxMinTmpSize(shape, scale, false, 2, 1, t->antiMax, t->antiMin);
+    *workspaceBytes = 0;
+    return 1;
+}
 
 struct Args {
     uint32_t op, n, scaleCount, m, cols, calCount, k, layout;
@@ -109,6 +125,7 @@ extern "C" __global__ __aicore__ void quant_family(GM_ADDR src, GM_ADDR scale, G
     PipeBarrier<PIPE_ALL>();
     if (a.layout == 1) dB = sB;
     if (a.layout == 2) tmp = sB;
+    if (a.layout == 3) tmp.SetSize(a.k);  // a tmp buffer of k bytes
     if (a.op < 10) {
         if (dtype == 0) Quant<float>(a, dB, sB, scB, ofB, tmp);
         else Quant<half>(a, dB, sB, scB, ofB, tmp);
@@ -126,7 +143,7 @@ extern "C" __global__ __aicore__ void quant_family(GM_ADDR src, GM_ADDR scale, G
 
 @pytest.fixture(scope="module")
 def kernel():
-    return compile_kernel(SOURCE, entry="quant_family")
+    return compile_kernel(SOURCE, entry="quant_family", contract=True)
 
 
 def line_of(marker: str) -> int:
@@ -315,3 +332,15 @@ def test_anti_quant_rules(kernel):
 def test_cost(kernel):
     _, report = run(kernel, FLOAT, 0, torch.randn(256), n=256, s=1.0)
     assert report.vector_ops()["AscendQuant"] == (1, 4 * math.ceil(256 * 4 / 256))
+
+
+def test_host_tmp_sizes_are_what_the_kernel_needs(kernel):
+    import struct
+
+    sizes = struct.unpack_from("<6I", kernel.tiling([[4, 64], [1]]).data)
+    assert sizes[1] == sizes[3] == sizes[5] == 512  # the minimum of every quantization API
+    assert sizes[0] == sizes[2] == sizes[4] == 2 * 4 * 64 * 4
+    x = torch.randn(256)
+    run(kernel, FLOAT, 0, x, n=256, s=1.0, layout=3, k=512)
+    err = expect_error("local_overrun", run, kernel, FLOAT, 0, x, n=256, s=1.0, layout=3, k=480)
+    assert "at least 512 bytes" in err.message

@@ -43,6 +43,9 @@ struct LayerNormTiling {
     float lastDimValueBack = 0.0f;
 };
 
+// DeepNorm-Tiling.md: the same fields as LayerNormTiling.
+struct DeepNormTiling : LayerNormTiling {};
+
 struct LayerNormSeparateTiling {
     uint32_t aLength = 0;
     uint32_t rLength = 0;
@@ -89,6 +92,7 @@ struct RmsNormTiling {
 
 }  // namespace tiling
 
+using tiling::DeepNormTiling;
 using tiling::LayerNormSeparateTiling;
 using tiling::LayerNormTiling;
 using tiling::RmsNormTiling;
@@ -175,6 +179,7 @@ constexpr RmsNormTiling rms_norm(uint32_t b, uint32_t s, uint32_t h, uint32_t or
 }  // namespace norm_model
 }  // namespace AscendC
 
+using AscendC::DeepNormTiling;
 using AscendC::LayerNormSeparateTiling;
 using AscendC::LayerNormTiling;
 using AscendC::RmsNormTiling;

@@ -101,7 +101,8 @@ enum class CostClass { Simple, Long, Reduce, Move, Composite };
     X(Swish, "Swish", Composite)                         \
     X(SwiGLU, "SwiGLU", Composite)                       \
     X(GeGLU, "GeGLU", Composite)                         \
-    X(ReGlu, "ReGlu", Composite)
+    X(ReGlu, "ReGlu", Composite)                         \
+    X(DeepNorm, "DeepNorm", Composite)
 
 enum class OpId {
 #define ASCENDC_SIM_OP_ENUM(id, name, cls) id,

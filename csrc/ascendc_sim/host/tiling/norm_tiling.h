@@ -1,4 +1,5 @@
-// Host tiling helpers of LayerNorm (LayerNorm-Tiling.md) and RmsNorm (RmsNorm-Tiling.md): the temporary-space
+// Host tiling helpers of LayerNorm (LayerNorm-Tiling.md), DeepNorm (DeepNorm-Tiling.md) and RmsNorm
+// (RmsNorm-Tiling.md): the temporary-space
 // range and the tiling structs the kernel passes to the APIs. Names and parameters as the pages; the numbers are
 // the simulator's model (sim/norm_tiling.h), which the kernel side checks against. Shapes: see shape.h.
 #pragma once
@@ -64,6 +65,32 @@ void GetLayerNormNDTilingInfo(const Shape& srcShape, const uint32_t stackBufferS
     (void)isReuseSource, (void)isComputeRstd;
     host_detail::RowShape s = host_detail::rows_of(srcShape);
     tiling = norm_model::layer_norm_separate(s.m, s.k, typeSize, stackBufferSize);
+}
+
+// ---- DeepNorm (DeepNorm-Tiling.md): srcShape [B, S, H] 32-byte aligned, originSrcShape the unpadded one -------
+
+template <typename Shape>
+bool GetDeepNormMaxMinTmpSize(const Shape& srcShape, const uint32_t typeSize, const bool isReuseSource,
+                              const bool isBasicBlock, uint32_t& maxValue, uint32_t& minValue) {
+    (void)isReuseSource, (void)isBasicBlock;
+    std::vector<int64_t> d = host_detail::dims_of(srcShape);
+    if (d.size() != 3 || typeSize == 0 || d[2] * typeSize % 32 != 0 || d[2] > 2040) return false;
+    minValue = norm_model::row_tmp_bytes(uint32_t(d[2]), norm_model::kLayerNormFloats);
+    maxValue = uint32_t(d[0] * d[1]) * minValue;
+    return true;
+}
+template <typename Shape>
+bool GetDeepNormTilingInfo(const Shape& srcShape, const Shape& originSrcShape, const uint32_t stackBufferSize,
+                           const uint32_t typeSize, const bool isReuseSource, const bool isBasicBlock,
+                           DeepNormTiling& tiling) {
+    std::vector<int64_t> d = host_detail::dims_of(srcShape), o = host_detail::dims_of(originSrcShape);
+    uint32_t maxValue = 0, minValue = 0;
+    if (!GetDeepNormMaxMinTmpSize(srcShape, typeSize, isReuseSource, isBasicBlock, maxValue, minValue)) return false;
+    if (o.size() != 3 || o[0] != d[0] || o[1] != d[1] || o[2] > d[2] || stackBufferSize < minValue) return false;
+    if (isBasicBlock && !(d[2] % 64 == 0 && (d[0] * d[1]) % 8 == 0)) return false;
+    static_cast<LayerNormTiling&>(tiling) =
+        norm_model::layer_norm(uint32_t(d[0]), uint32_t(d[1]), uint32_t(d[2]), uint32_t(o[2]), stackBufferSize);
+    return true;
 }
 
 // ---- RmsNorm: srcShape is [B, S, H] with H 32-byte aligned, originSrcShape the unpadded one ----------------------
