@@ -20,6 +20,7 @@
 // high-level activation, normalization, quantization
 #include "sim/softmax.h"
 #include "sim/normalization.h"
+#include "sim/channel_norm.h"
 #include "sim/quant.h"
 #include "sim/glu.h"
 #include "sim/cumsum.h"

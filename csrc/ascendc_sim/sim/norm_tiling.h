@@ -75,6 +75,65 @@ struct LayerNormSeparateTiling {
     float rValueBack = 0;
 };
 
+// BatchNorm-Tiling.md. Ours: originalBLength = B, meanVarSize = S*H, shCurLength = S*H columns per pass.
+struct BatchNormTiling {
+    uint32_t originalBLength = 0;
+    uint32_t meanVarSize = 0;
+    uint32_t meanTmpTensorPos = 0;
+    uint32_t varianceTmpTensorPos = 0;
+    uint32_t tmpBufSize = 0;
+    uint32_t oneTmpSize = 0;
+    uint32_t firstTmpStartPos = 0;
+    uint32_t secondTmpStartPos = 0;
+    uint32_t thirdTmpStartPos = 0;
+    uint32_t loopRound = 0;
+    uint32_t inputTailSize = 0;
+    uint32_t inputTailPos = 0;
+    uint32_t meanVarTailSize = 0;
+    uint32_t meanVarTailPos = 0;
+    uint32_t bshCurLength = 0;
+    uint32_t shCurLength = 0;
+    float firstDimValueBack = 0;
+    uint32_t castHalfRepStride = 0;
+    uint32_t shCurLengthBlockNum = 0;
+    uint32_t castHalfOutRepStride = 0;
+};
+
+// GroupNorm-Tiling.md. Ours: n, c, hw = H*W, g groups, d = c/g channels per group, factor = 1/(d*hw),
+// bsCurLength = groups (n*g rows of d*hw) per pass.
+struct GroupNormTiling {
+    uint32_t n = 0;
+    uint32_t c = 0;
+    uint32_t hw = 0;
+    uint32_t g = 0;
+    uint32_t d = 0;
+    uint32_t hwAlignSize = 0;
+    uint32_t dhwAlignSize = 0;
+    uint32_t inputXSize = 0;
+    uint32_t meanVarSize = 0;
+    uint32_t numberOfTmpBuf = 0;
+    uint32_t meanTmpTensorPos = 0;
+    uint32_t meanTmpTensorSize = 0;
+    uint32_t varianceTmpTensorPos = 0;
+    uint32_t varianceTmpTensorSize = 0;
+    uint32_t tmpBufSize = 0;
+    uint32_t oneTmpSize = 0;
+    uint32_t firstTmpStartPos = 0;
+    uint32_t secondTmpStartPos = 0;
+    uint32_t thirdTmpStartPos = 0;
+    uint32_t loopRound = 0;
+    uint32_t inputRoundSize = 0;
+    uint32_t inputTailSize = 0;
+    uint32_t inputTailPos = 0;
+    uint32_t meanVarRoundSize = 0;
+    uint32_t meanVarTailSize = 0;
+    uint32_t meanVarTailPos = 0;
+    uint32_t bshCurLength = 0;
+    uint32_t bsCurLength = 0;
+    float factor = 0;
+    bool smallShape = 0;
+};
+
 struct RmsNormTiling {
     uint32_t bLength = 0;
     uint32_t sLength = 0;
@@ -92,7 +151,9 @@ struct RmsNormTiling {
 
 }  // namespace tiling
 
+using tiling::BatchNormTiling;
 using tiling::DeepNormTiling;
+using tiling::GroupNormTiling;
 using tiling::LayerNormSeparateTiling;
 using tiling::LayerNormTiling;
 using tiling::RmsNormTiling;
@@ -176,10 +237,52 @@ constexpr RmsNormTiling rms_norm(uint32_t b, uint32_t s, uint32_t h, uint32_t or
     return t;
 }
 
+// BatchNorm: a pass covers all B rows of `cols` columns; a column needs kLayerNormFloats floats per row.
+constexpr BatchNormTiling batch_norm(uint32_t b, uint32_t sh, uint32_t workspace) {
+    BatchNormTiling t{};
+    uint32_t per_col = b * 4u * kLayerNormFloats;
+    uint32_t cols = per_col == 0 ? 0 : workspace / per_col / 8u * 8u;  // whole 32-byte blocks of floats
+    if (cols > sh) cols = sh;
+    t.originalBLength = b, t.meanVarSize = sh;
+    t.tmpBufSize = workspace / 4, t.oneTmpSize = b * cols;
+    t.secondTmpStartPos = b * cols, t.thirdTmpStartPos = 2 * b * cols;
+    t.loopRound = cols == 0 ? 0 : sh / cols;
+    t.inputTailSize = cols == 0 ? 0 : sh % cols, t.inputTailPos = t.loopRound * cols;
+    t.meanVarTailSize = t.inputTailSize, t.meanVarTailPos = t.inputTailPos;
+    t.bshCurLength = b * cols, t.shCurLength = cols, t.shCurLengthBlockNum = cols / 8u;
+    t.firstDimValueBack = b == 0 ? 0.0f : 1.0f / static_cast<float>(b);
+    return t;
+}
+
+constexpr uint32_t batch_norm_min_tmp(uint32_t b) { return b * 4u * kLayerNormFloats * 8u; }
+
+// GroupNorm: a group of d*hw elements in flight needs kLayerNormFloats float copies plus 64 bytes.
+constexpr GroupNormTiling group_norm(uint32_t n, uint32_t c, uint32_t hw, uint32_t g, uint32_t workspace) {
+    GroupNormTiling t{};
+    uint32_t d = g == 0 ? 0 : c / g, groups = n * g;
+    uint32_t fit = d * hw == 0 ? 0 : workspace / row_tmp_bytes(d * hw, kLayerNormFloats);
+    uint32_t rows = fit < groups ? fit : groups;
+    t.n = n, t.c = c, t.hw = hw, t.g = g, t.d = d;
+    t.hwAlignSize = align_up(hw, 8u), t.dhwAlignSize = align_up(d * hw, 8u);
+    t.inputXSize = n * c * hw, t.meanVarSize = groups, t.numberOfTmpBuf = kLayerNormFloats;
+    t.tmpBufSize = workspace / 4, t.oneTmpSize = rows * d * hw;
+    t.loopRound = rows == 0 ? 0 : groups / rows;
+    t.inputRoundSize = rows * d * hw, t.inputTailSize = (rows == 0 ? groups : groups % rows) * d * hw;
+    t.inputTailPos = t.loopRound * rows * d * hw;
+    t.meanVarRoundSize = rows, t.meanVarTailSize = rows == 0 ? groups : groups % rows;
+    t.meanVarTailPos = t.loopRound * rows;
+    t.bshCurLength = rows * d * hw, t.bsCurLength = rows;
+    t.factor = d * hw == 0 ? 0.0f : 1.0f / static_cast<float>(d * hw);
+    t.smallShape = rows == groups;
+    return t;
+}
+
 }  // namespace norm_model
 }  // namespace AscendC
 
+using AscendC::BatchNormTiling;
 using AscendC::DeepNormTiling;
+using AscendC::GroupNormTiling;
 using AscendC::LayerNormSeparateTiling;
 using AscendC::LayerNormTiling;
 using AscendC::RmsNormTiling;

@@ -102,7 +102,9 @@ enum class CostClass { Simple, Long, Reduce, Move, Composite };
     X(SwiGLU, "SwiGLU", Composite)                       \
     X(GeGLU, "GeGLU", Composite)                         \
     X(ReGlu, "ReGlu", Composite)                         \
-    X(DeepNorm, "DeepNorm", Composite)
+    X(DeepNorm, "DeepNorm", Composite)                   \
+    X(BatchNorm, "BatchNorm", Composite)                 \
+    X(GroupNorm, "GroupNorm", Composite)
 
 enum class OpId {
 #define ASCENDC_SIM_OP_ENUM(id, name, cls) id,

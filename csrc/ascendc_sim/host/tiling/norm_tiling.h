@@ -1,5 +1,5 @@
-// Host tiling helpers of LayerNorm (LayerNorm-Tiling.md), DeepNorm (DeepNorm-Tiling.md) and RmsNorm
-// (RmsNorm-Tiling.md): the temporary-space
+// Host tiling helpers of LayerNorm (LayerNorm-Tiling.md), DeepNorm (DeepNorm-Tiling.md), BatchNorm
+// (BatchNorm-Tiling.md), GroupNorm (GroupNorm-Tiling.md) and RmsNorm (RmsNorm-Tiling.md): the temporary-space
 // range and the tiling structs the kernel passes to the APIs. Names and parameters as the pages; the numbers are
 // the simulator's model (sim/norm_tiling.h), which the kernel side checks against. Shapes: see shape.h.
 #pragma once
@@ -91,6 +91,58 @@ bool GetDeepNormTilingInfo(const Shape& srcShape, const Shape& originSrcShape, c
     static_cast<LayerNormTiling&>(tiling) =
         norm_model::layer_norm(uint32_t(d[0]), uint32_t(d[1]), uint32_t(d[2]), uint32_t(o[2]), stackBufferSize);
     return true;
+}
+
+// ---- BatchNorm (BatchNorm-Tiling.md): srcShape [B, S, H] (S*H 32-byte aligned), originSrcShape the unpadded one ---
+
+template <typename Shape>
+bool GetBatchNormMaxMinTmpSize(const Shape& srcShape, const Shape& originSrcShape, const uint32_t typeSize,
+                               const bool isReuseSource, uint32_t& maxValue, uint32_t& minValue,
+                               const bool isBasicBlock = false) {
+    (void)isReuseSource, (void)isBasicBlock;
+    std::vector<int64_t> d = host_detail::dims_of(srcShape), o = host_detail::dims_of(originSrcShape);
+    if (d.size() != 3 || o.size() != 3 || typeSize == 0 || (d[1] * d[2] * typeSize) % 32 != 0) return false;
+    uint32_t b = uint32_t(o[0]), sh = uint32_t(d[1] * d[2]);
+    minValue = norm_model::batch_norm_min_tmp(b);
+    maxValue = b * 4u * norm_model::kLayerNormFloats * norm_model::align_up(sh, 8u);
+    return true;
+}
+template <typename Shape>
+bool GetBatchNormNDTilingInfo(const Shape& srcShape, const Shape& originSrcShape, const uint32_t stackBufferByteSize,
+                              const uint32_t typeSize, const bool isReuseSource, BatchNormTiling& tilling,
+                              const bool isBasicBlock = false) {
+    uint32_t maxValue = 0, minValue = 0;
+    if (!GetBatchNormMaxMinTmpSize(srcShape, originSrcShape, typeSize, isReuseSource, maxValue, minValue,
+                                   isBasicBlock) ||
+        stackBufferByteSize < minValue)
+        return false;
+    std::vector<int64_t> d = host_detail::dims_of(srcShape), o = host_detail::dims_of(originSrcShape);
+    uint32_t b = uint32_t(o[0]), sh = uint32_t(d[1] * d[2]);
+    if (isBasicBlock && !(b % 8 == 0 && sh % 64 == 0 && sh < 2048)) return false;
+    tilling = norm_model::batch_norm(b, sh, stackBufferByteSize);
+    return true;
+}
+
+// ---- GroupNorm (GroupNorm-Tiling.md): srcShape [N, C, H, W] -------------------------------------------------------
+
+template <typename Shape>
+void GetGroupNormMaxMinTmpSize(const Shape& srcShape, const uint32_t typeSize, const bool isReuseSource,
+                               const uint32_t groupNum, uint32_t& maxValue, uint32_t& minValue) {
+    (void)typeSize, (void)isReuseSource;
+    std::vector<int64_t> d = host_detail::dims_of(srcShape);
+    maxValue = minValue = 0;
+    if (d.size() != 4 || groupNum == 0) return;
+    uint32_t group = uint32_t(d[1] / groupNum * d[2] * d[3]);
+    minValue = norm_model::row_tmp_bytes(group, norm_model::kLayerNormFloats);
+    maxValue = uint32_t(d[0]) * groupNum * minValue;
+}
+template <typename Shape>
+void GetGroupNormNDTilingInfo(const Shape& srcShape, const uint32_t stackBufferSize, const uint32_t typeSize,
+                              const bool isReuseSource, const uint32_t groupNum, GroupNormTiling& tiling) {
+    (void)typeSize, (void)isReuseSource;
+    std::vector<int64_t> d = host_detail::dims_of(srcShape);
+    if (d.size() != 4) return;
+    tiling = norm_model::group_norm(uint32_t(d[0]), uint32_t(d[1]), uint32_t(d[2] * d[3]), groupNum, stackBufferSize);
 }
 
 // ---- RmsNorm: srcShape is [B, S, H] with H 32-byte aligned, originSrcShape the unpadded one ----------------------
