@@ -22,3 +22,11 @@
 #include "sim/reduce_pattern.h"
 #include "sim/transpose.h"
 #include "sim/topk.h"
+// high-level activation, normalization, quantization
+#include "sim/softmax.h"
+#include "sim/normalization.h"
+#include "sim/channel_norm.h"
+#include "sim/quant.h"
+#include "sim/glu.h"
+#include "sim/cumsum.h"
+#include "sim/arange.h"

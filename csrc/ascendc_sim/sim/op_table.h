@@ -83,12 +83,12 @@ enum class CostClass { Simple, Long, Reduce, Move, Composite };
     X(Scatter, "Scatter", Simple)                \
     X(CopyUB, "DataCopy(UB->UB)", Move)          \
     X(ScalarUB, "UB scalar access", Simple)      \
-    X(SetMask, "mask register write", Simple)    \
+    X(SetMask, "mask register write", Simple) \
     /* sort, selection, reductions, transpose (sim/sort.h, sim/reduce_pattern.h, sim/transpose.h) */ \
-    X(Sort32, "Sort32", Long)                    \
-    X(MrgSort, "MrgSort", Long)                  \
-    X(Sort, "Sort", Composite)                   \
-    X(Extract, "Extract", Simple)                \
+    X(Sort32, "Sort32", Long) \
+    X(MrgSort, "MrgSort", Long) \
+    X(Sort, "Sort", Composite) \
+    X(Extract, "Extract", Simple) \
     X(PatternReduceSum, "ReduceSum<pattern>", Composite) \
     X(PatternReduceMax, "ReduceMax<pattern>", Composite) \
     X(PatternReduceMin, "ReduceMin<pattern>", Composite) \
@@ -96,17 +96,38 @@ enum class CostClass { Simple, Long, Reduce, Move, Composite };
     X(PatternReduceProd, "ReduceProd<pattern>", Composite) \
     X(PatternReduceAll, "ReduceAll<pattern>", Composite) \
     X(PatternReduceAny, "ReduceAny<pattern>", Composite) \
-    X(Sum, "Sum", Composite)                     \
-    X(Mean, "Mean", Composite)                   \
-    X(Transpose, "Transpose", Simple)            \
+    X(Sum, "Sum", Composite) \
+    X(Mean, "Mean", Composite) \
+    X(Transpose, "Transpose", Simple) \
     X(TransposeExt, "Transpose(TransposeParamsExt)", Composite) \
-    X(TopK, "TopK", Composite)                   \
-    X(ReduceXorSum, "ReduceXorSum", Composite)   \
-    X(TransDataTo5HD, "TransDataTo5HD", Simple)  \
-    X(ProposalConcat, "ProposalConcat", Simple)  \
+    X(TopK, "TopK", Composite) \
+    X(ReduceXorSum, "ReduceXorSum", Composite) \
+    X(TransDataTo5HD, "TransDataTo5HD", Simple) \
+    X(ProposalConcat, "ProposalConcat", Simple) \
     X(ProposalExtract, "ProposalExtract", Simple) \
-    X(RpSort16, "RpSort16", Long)                \
-    X(MrgSort4, "MrgSort4", Long)
+    X(RpSort16, "RpSort16", Long) \
+    X(MrgSort4, "MrgSort4", Long) \
+    /* high-level activation, normalization, quantization (softmax.h ... glu.h) */ \
+    X(SoftMax, "SoftMax", Composite) \
+    X(SimpleSoftMax, "SimpleSoftMax", Composite) \
+    X(SoftmaxFlash, "SoftmaxFlash", Composite) \
+    X(SoftmaxFlashV2, "SoftmaxFlashV2", Composite) \
+    X(LogSoftMax, "LogSoftMax", Composite) \
+    X(SoftmaxGrad, "SoftmaxGrad", Composite) \
+    X(LayerNorm, "LayerNorm", Composite) \
+    X(RmsNorm, "RmsNorm", Composite) \
+    X(AscendQuant, "AscendQuant", Composite) \
+    X(AscendDequant, "AscendDequant", Composite) \
+    X(AscendAntiQuant, "AscendAntiQuant", Composite) \
+    X(CumSum, "CumSum", Composite) \
+    X(Arange, "Arange", Composite) \
+    X(Swish, "Swish", Composite) \
+    X(SwiGLU, "SwiGLU", Composite) \
+    X(GeGLU, "GeGLU", Composite) \
+    X(ReGlu, "ReGlu", Composite) \
+    X(DeepNorm, "DeepNorm", Composite) \
+    X(BatchNorm, "BatchNorm", Composite) \
+    X(GroupNorm, "GroupNorm", Composite)
 
 enum class OpId {
 #define ASCENDC_SIM_OP_ENUM(id, name, cls) id,
