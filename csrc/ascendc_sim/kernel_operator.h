@@ -17,3 +17,5 @@
 #include "sim/tiling.h"
 #include "sim/std_utils.h"
 #include "sim/debug.h"
+#include "sim/fused_ops.h"
+#include "sim/scalar_ops.h"

@@ -83,7 +83,22 @@ enum class CostClass { Simple, Long, Reduce, Move, Composite };
     X(Scatter, "Scatter", Simple)                \
     X(CopyUB, "DataCopy(UB->UB)", Move)          \
     X(ScalarUB, "UB scalar access", Simple)      \
-    X(SetMask, "mask register write", Simple)
+    X(SetMask, "mask register write", Simple)     \
+    /* basic API: fused, scalar and compare forms (fused_ops.h, deq_scale.h, compare_select.h) */ \
+    X(AddRelu, "AddRelu", Simple)                 \
+    X(SubRelu, "SubRelu", Simple)                 \
+    X(FusedMulAdd, "FusedMulAdd", Simple)         \
+    X(FusedMulAddRelu, "FusedMulAddRelu", Simple) \
+    X(MulAddDst, "MulAddDst", Simple)             \
+    X(AddReluCast, "AddReluCast", Simple)         \
+    X(SubReluCast, "SubReluCast", Simple)         \
+    X(MulCast, "MulCast", Simple)                 \
+    X(AddDeqRelu, "AddDeqRelu", Simple)           \
+    X(CastDeq, "CastDeq", Simple)                 \
+    X(SetDeqScale, "SetDeqScale", Simple)         \
+    X(CompareCmpMask, "Compare(cmpMask)", Simple) \
+    X(SetCmpMask, "SetCmpMask", Simple)           \
+    X(GetCmpMask, "GetCmpMask", Simple)
 
 enum class OpId {
 #define ASCENDC_SIM_OP_ENUM(id, name, cls) id,

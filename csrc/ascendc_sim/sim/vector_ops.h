@@ -231,6 +231,22 @@ inline MaskRegister& write_mask_register(ascendc_sim::CoreState& c) {
     return m;
 }
 
+// Another special register of the core (DEQSCALE, CMPMASK), kept like the mask register: `stamp` is
+// the number of writes to it this block has made (the sum of its writers' op counters), so a block
+// that reuses a finished block's thread starts from the power-on state R{} (not set).
+template <typename R>
+inline R& core_register(ascendc_sim::CoreState& c, uint64_t stamp) {
+    struct Keyed {
+        const void* core = nullptr;
+        const void* report = nullptr;
+        uint64_t stamp = 0;
+        R value{};
+    };
+    static thread_local Keyed k;
+    if (k.core != &c || k.report != c.report || k.stamp != stamp) k = Keyed{&c, c.report, stamp, R{}};
+    return k.value;
+}
+
 // ---- level-0 plans ------------------------------------------------------------------------------
 
 // Which lanes of each repeat run: `bits` for every repeat, except that in counter mode the last
