@@ -19,3 +19,4 @@
 #include "sim/debug.h"
 #include "sim/fused_ops.h"
 #include "sim/scalar_ops.h"
+#include "sim/system_vars.h"

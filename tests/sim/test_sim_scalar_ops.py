@@ -1,7 +1,9 @@
-"""The scalar helpers and system queries (sim/scalar_ops.h) against the documented examples and Python.
+"""The scalar helpers (sim/scalar_ops.h) and system queries (sim/system_vars.h) against the documented
+examples and Python.
 
 Pages: asc-devkit v8.5.0 ScalarGetCountOfValue.md, ScalarCountLeadingZero.md, ScalarCast.md,
-CountBitsCntSameAsSignBit.md, ScalarGetSFFValue.md, GetSystemCycle(ISASI).md, GetArchVersion.md.
+CountBitsCntSameAsSignBit.md, ScalarGetSFFValue.md, GetSystemCycle(ISASI).md, GetArchVersion.md,
+GetDataBlockSizeInBytes.md, GetSubBlockNum(ISASI).md, GetProgramCounter(ISASI).md, InitSocState.md.
 """
 
 from __future__ import annotations
@@ -42,6 +44,33 @@ extern "C" __global__ __aicore__ void scalar_ops(GM_ADDR out, uint64_t value, in
     uint32_t coreVersion = 0;
     GetArchVersion(coreVersion);
     og.SetValue(11, coreVersion);
+    static_assert(GetDataBlockSizeInBytes() == 32, "a constant expression");
+    og.SetValue(12, GetDataBlockSizeInBytes());
+    og.SetValue(13, GetSubBlockNum());
+    og.SetValue(14, GetProgramCounter());
+    og.SetValue(15, GetProgramCounter());
+}
+
+// A previous operator's global state (counter mode, an atomic add) cleared by InitSocState.
+extern "C" __global__ __aicore__ void soc_state(GM_ADDR out, uint32_t init)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> bx;
+    pipe.InitBuffer(bx, 64 * sizeof(float));
+    LocalTensor<float> x = bx.Get<float>();
+    GlobalTensor<float> og;
+    og.SetGlobalBuffer((__gm__ float*)out);
+    Duplicate(x, 0.0f, 64);
+    SetMaskCount();
+    SetVectorMask<float, MaskMode::COUNTER>(0, 10);
+    SetAtomicAdd<float>();
+    if (init) InitSocState();
+    Adds<float, false>(x, x, 1.0f, MASK_PLACEHOLDER, 1, UnaryRepeatParams());
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(og, x, 64);
+    SetAtomicNone();
+    SetMaskNorm();
+    ResetMask();
 }
 
 extern "C" __global__ __aicore__ void system_cycle(GM_ADDR out, uint32_t adds)
@@ -67,7 +96,7 @@ extern "C" __global__ __aicore__ void system_cycle(GM_ADDR out, uint32_t adds)
 
 @pytest.fixture(scope="module")
 def kernels():
-    return {name: compile_kernel(SCALAR, entry=name) for name in ("scalar_ops", "system_cycle")}
+    return {name: compile_kernel(SCALAR, entry=name) for name in ("scalar_ops", "system_cycle", "soc_state")}
 
 
 def run(kernels, value: int, signed: int, f: float, *, soc=None) -> list[int]:
@@ -146,3 +175,18 @@ def test_system_cycle_counts_the_work_between_two_reads_at_50_mhz(kernels):
     assert one > 20, one
     assert abs(two - 2 * one) <= 2, (one, two)
     assert cycles(kernels, 0) == 0
+
+
+def test_system_variables(kernels):
+    out = run(kernels, 0, 0, 0.0)
+    assert out[12:14] == [32, 1]  # GetDataBlockSizeInBytes, GetSubBlockNum of a vector-only kernel
+    assert out[14] != out[15], "GetProgramCounter differs from line to line"
+
+
+def test_init_soc_state_clears_the_mask_mode_and_atomics(kernels):
+    out = torch.full((64,), 5.0)
+    kernels["soc_state"].launch(1, out, 0)
+    assert out.tolist() == [6.0] * 10 + [5.0] * 54  # counter mode: 10 elements; atomic add onto GM
+    out = torch.full((64,), 5.0)
+    kernels["soc_state"].launch(1, out, 1)
+    assert out.tolist() == [1.0] * 64  # normal mode, all lanes, plain copy

@@ -98,7 +98,8 @@ enum class CostClass { Simple, Long, Reduce, Move, Composite };
     X(SetDeqScale, "SetDeqScale", Simple)         \
     X(CompareCmpMask, "Compare(cmpMask)", Simple) \
     X(SetCmpMask, "SetCmpMask", Simple)           \
-    X(GetCmpMask, "GetCmpMask", Simple)
+    X(GetCmpMask, "GetCmpMask", Simple)           \
+    X(CreateVecIndex, "CreateVecIndex", Simple)
 
 enum class OpId {
 #define ASCENDC_SIM_OP_ENUM(id, name, cls) id,

@@ -1,17 +1,12 @@
 // The scalar helpers of the 标量计算 chapter (ScalarGetCountOfValue, ScalarCountLeadingZero,
-// ScalarCast, CountBitsCntSameAsSignBit, ScalarGetSFFValue; ToBfloat16/ToFloat live in types.h) and
-// two system queries, GetSystemCycle and GetArchVersion.
+// ScalarCast, CountBitsCntSameAsSignBit, ScalarGetSFFValue; ToBfloat16/ToFloat live in types.h).
 //
 // From asc-devkit v8.5.0 ScalarGetCountOfValue.md, ScalarCountLeadingZero.md, ScalarCast.md,
-// CountBitsCntSameAsSignBit.md, ScalarGetSFFValue.md, GetSystemCycle(ISASI).md, GetArchVersion.md:
+// CountBitsCntSameAsSignBit.md, ScalarGetSFFValue.md:
 // - ScalarCast converts float to half (CAST_ODD only) or int32_t (CAST_ROUND, CAST_CEIL, CAST_FLOOR,
 //   CAST_RINT), with Cast's rules (cast.h's convert).
 // - CountBitsCntSameAsSignBit counts the bits after the sign bit equal to it; -1 for 0 and -1.
 // - ScalarGetSFFValue<v>: the index of the first bit equal to v from the least significant end, -1 if none.
-// - GetSystemCycle runs on the S pipe and counts at 50 MHz: here the S pipe's time in the cost model,
-//   so PipeBarrier<PIPE_ALL> before it includes the other pipes' work (the page's example).
-// - GetArchVersion: 0x220 on Atlas A2/A3 (the page's table); 0x200 on 310P (assumption: its arch is
-//   dav-m200; the v8.5.0 table lists A2/A3 only).
 // These are scalar instructions; they are not counted as vector ops.
 #pragma once
 #include "cast.h"
@@ -62,16 +57,6 @@ inline U ScalarCast(T valueIn, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) 
                               to_half ? "CAST_ODD" : "CAST_ROUND, CAST_CEIL, CAST_FLOOR, CAST_RINT");
         return sim_detail::convert<U, roundMode>(valueIn);
     }
-}
-
-// Cycles at 50 MHz of the S pipe's time in the cost model.
-inline int64_t GetSystemCycle(ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
-    const ascendc_sim::CoreState& c = ascendc_sim::core(loc);
-    return static_cast<int64_t>(c.pipe_free[ascendc_sim::kPipeS] * 0.05);
-}
-
-inline void GetArchVersion(uint32_t& coreVersion, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
-    coreVersion = ascendc_sim::core(loc).soc().arch == 1 ? 0x200u : 0x220u;
 }
 
 }  // namespace AscendC
