@@ -18,5 +18,6 @@
 #include "sim/std_utils.h"
 #include "sim/debug.h"
 #include "sim/fused_ops.h"
+#include "sim/bilinear.h"
 #include "sim/scalar_ops.h"
 #include "sim/system_vars.h"

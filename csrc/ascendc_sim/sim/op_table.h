@@ -99,7 +99,8 @@ enum class CostClass { Simple, Long, Reduce, Move, Composite };
     X(CompareCmpMask, "Compare(cmpMask)", Simple) \
     X(SetCmpMask, "SetCmpMask", Simple)           \
     X(GetCmpMask, "GetCmpMask", Simple)           \
-    X(CreateVecIndex, "CreateVecIndex", Simple)
+    X(CreateVecIndex, "CreateVecIndex", Simple)   \
+    X(BilinearInterpolation, "BilinearInterpolation", Simple)
 
 enum class OpId {
 #define ASCENDC_SIM_OP_ENUM(id, name, cls) id,
