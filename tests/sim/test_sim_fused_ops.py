@@ -372,6 +372,9 @@ def test_constraints_are_reported(kernel):
     # MulAddDst half -> float: source and dst may not overlap at all (MulAddDst.md)
     err = expect_error("bad_argument", run, kernel, "MulAddDst", 3, h, h, torch.ones(128), layout=1)
     assert err.line == line_of("// @MulAddDst")
+    err = expect_error("bad_argument", run, kernel, "MulAddDst", 3, h, h, torch.ones(128), layout=1, form=1, mask=64,
+                       repeat=1, strides=(1, 1, 1, 8, 4, 4))
+    assert err.line == line_of("// @MulAddDst_level0") and "overlap" in err.message
     # AddDeqRelu reads DEQSCALE: without SetDeqScale it would use a stale register
     i32 = torch.ones(64, dtype=torch.int32)
     err = expect_error("bad_argument", run, kernel, "AddDeqRelu", 8, i32, i32, torch.zeros(64, dtype=torch.float16))

@@ -122,7 +122,8 @@ template <typename T>
 void BilinearInterpolation(const LocalTensor<T>& dst, const LocalTensor<T>& src0,
                            const LocalTensor<uint32_t>& src0Offset, const LocalTensor<T>& src1, const uint64_t mask[],
                            uint8_t hRepeat, bool repeatMode, uint16_t dstBlkStride, uint16_t vROffset, uint8_t vRepeat,
-                           const LocalTensor<uint8_t>& sharedTmpBuffer, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+                           const LocalTensor<uint8_t>& sharedTmpBuffer,
+                           ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
     sim_detail::bilinear(dst, src0, src0Offset, src1, sim_detail::MaskArg{mask, 0},
                          {hRepeat, repeatMode, dstBlkStride, vROffset, vRepeat}, sharedTmpBuffer, loc);
 }
@@ -131,7 +132,8 @@ template <typename T>
 void BilinearInterpolation(const LocalTensor<T>& dst, const LocalTensor<T>& src0,
                            const LocalTensor<uint32_t>& src0Offset, const LocalTensor<T>& src1, uint64_t mask,
                            uint8_t hRepeat, bool repeatMode, uint16_t dstBlkStride, uint16_t vROffset, uint8_t vRepeat,
-                           const LocalTensor<uint8_t>& sharedTmpBuffer, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+                           const LocalTensor<uint8_t>& sharedTmpBuffer,
+                           ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
     sim_detail::bilinear(dst, src0, src0Offset, src1, sim_detail::MaskArg{nullptr, mask},
                          {hRepeat, repeatMode, dstBlkStride, vROffset, vRepeat}, sharedTmpBuffer, loc);
 }

@@ -142,7 +142,8 @@ inline void SetDeqScale(float scale, int16_t offset, bool signMode, ascendc_sim:
 
 // Writes the 16 groups into vdeq (128 bytes of UB, uint64_t) and points the register at it.
 template <typename T>
-void SetDeqScale(const LocalTensor<T>& vdeq, const VdeqInfo& vdeqInfo, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+void SetDeqScale(const LocalTensor<T>& vdeq, const VdeqInfo& vdeqInfo,
+                 ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
     ascendc_sim::CoreState& c = ascendc_sim::core(loc);
     if (!std::is_same_v<T, uint64_t>)
         ascendc_sim::fail(ascendc_sim::Diag::UnsupportedDtype, loc,
@@ -153,9 +154,8 @@ void SetDeqScale(const LocalTensor<T>& vdeq, const VdeqInfo& vdeqInfo, ascendc_s
     uint64_t* words = reinterpret_cast<uint64_t*>(vdeq.GetPhyAddrPtr());
     for (int i = 0; i < VDEQ_TENSOR_SIZE; ++i)
         words[i] = sim_detail::pack_vdeq(vdeqInfo.vdeqScale[i], vdeqInfo.vdeqOffset[i], vdeqInfo.vdeqSignMode[i]);
-    ascendc_sim::schedule(c, ascendc_sim::kPipeV, ascendc_sim::CostModel::vector_ns(ascendc_sim::OpId::SetDeqScale, 1,
-                                                                                    c.soc()),
-                          {}, vdeq.timing());
+    const double cost = ascendc_sim::CostModel::vector_ns(ascendc_sim::OpId::SetDeqScale, 1, c.soc());
+    ascendc_sim::schedule(c, ascendc_sim::kPipeV, cost, {}, vdeq.timing());
     sim_detail::DeqRegister& r = sim_detail::write_deq_register(c);
     r.form = sim_detail::DeqForm::Vector;
     r.vdeq = words;

@@ -22,7 +22,8 @@
 // uses vdeq group i % 16 for source element i, and leaves the other half of each dst block as it was
 // (CastDeq.md's example zeroes dst first).
 // 310P: the v8.5.0 pages cover Atlas A2/A3 only; 310P is assumed to support the same types (it has
-// no bfloat16_t, which none of these take).
+// no bfloat16_t, which none of these take). The CANN 9 pages of FusedMulAdd, MulCast and AddReluCast
+// list "Atlas 推理系列产品 AI Core" with the same types, which agrees.
 #pragma once
 #include <cmath>
 
@@ -123,6 +124,11 @@ void fused_level0(const FusedSpec& spec, const LocalTensor<T>& dst, const LocalT
     check_level0_operand(dst, s[0], p, lanes, spec.name, "dst", loc);
     check_level0_operand(a, s[1], p, lanes, spec.name, "src0", loc);
     check_level0_operand(b, s[2], p, lanes, spec.name, "src1", loc);
+    if (sizeof(T) != sizeof(U) || spec.op == ascendc_sim::OpId::AddDeqRelu) {
+        const uint64_t dst_bytes = footprint_bytes(s[0], p, lanes);
+        check_disjoint(s[0].base, dst_bytes, s[1].base, footprint_bytes(s[1], p, lanes), spec.name, "src0", loc);
+        check_disjoint(s[0].base, dst_bytes, s[2].base, footprint_bytes(s[2], p, lanes), spec.name, "src1", loc);
+    }
     const bool sat = saturates<T>(c);
     walk(p, lanes, s, [&](uint8_t* const* ptr, uint64_t bits, bool, uint32_t n, uint64_t) {
         T* d = reinterpret_cast<T*>(ptr[0]);
@@ -264,13 +270,14 @@ inline auto add_deq_relu(half scale) {
 }
 template <typename T, typename U, bool isSetMask>
 void add_deq_relu_level0(const LocalTensor<T>& dst, const LocalTensor<U>& src0, const LocalTensor<U>& src1,
-                         const MaskArg& mask, int64_t repeatTime, const BinaryRepeatParams& repeatParams, ascendc_sim::Loc loc) {
+                         const MaskArg& mask, int64_t repeatTime, const BinaryRepeatParams& repeatParams,
+                         ascendc_sim::Loc loc) {
     check_pair<T, U>(kAddDeqRelu, loc);
     if constexpr (std::is_same_v<T, half> && std::is_same_v<U, int32_t>) {
         ascendc_sim::CoreState& c = ascendc_sim::core(loc);
         const half scale = require_deq(c, DeqForm::Half, "AddDeqRelu", loc).scale16;
-        fused_level0<T, U, isSetMask>(kAddDeqRelu, dst, src0, src1, mask, repeatTime,
-                                                  repeatParams, false, add_deq_relu(scale), loc);
+        fused_level0<T, U, isSetMask>(kAddDeqRelu, dst, src0, src1, mask, repeatTime, repeatParams, false,
+                                      add_deq_relu(scale), loc);
     }
 }
 
@@ -292,15 +299,16 @@ template <typename T, typename U, bool isSetMask = true>
 void AddDeqRelu(const LocalTensor<T>& dst, const LocalTensor<U>& src0, const LocalTensor<U>& src1,
                 const uint64_t mask[], const int64_t repeatTime, const BinaryRepeatParams& repeatParams,
                 ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
-    sim_detail::add_deq_relu_level0<T, U, isSetMask>(dst, src0, src1, sim_detail::MaskArg{mask, 0}, repeatTime, repeatParams, loc);
+    sim_detail::add_deq_relu_level0<T, U, isSetMask>(dst, src0, src1, sim_detail::MaskArg{mask, 0}, repeatTime,
+                                                     repeatParams, loc);
 }
 
 template <typename T, typename U, bool isSetMask = true>
 void AddDeqRelu(const LocalTensor<T>& dst, const LocalTensor<U>& src0, const LocalTensor<U>& src1, uint64_t mask,
                 const int64_t repeatTime, const BinaryRepeatParams& repeatParams,
                 ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
-    sim_detail::add_deq_relu_level0<T, U, isSetMask>(dst, src0, src1, sim_detail::MaskArg{nullptr, mask}, repeatTime,
-                                         repeatParams, loc);
+    sim_detail::add_deq_relu_level0<T, U, isSetMask>(dst, src0, src1, sim_detail::MaskArg{nullptr, mask},
+                                                     repeatTime, repeatParams, loc);
 }
 
 // The non-template prototypes of AddDeqRelu.md (half dst, int32_t sources).
@@ -308,16 +316,16 @@ template <bool isSetMask = true>
 void AddDeqRelu(const LocalTensor<half>& dst, const LocalTensor<int32_t>& src0, const LocalTensor<int32_t>& src1,
                 const uint64_t mask[], const int64_t repeatTime, const BinaryRepeatParams& repeatParams,
                 ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
-    sim_detail::add_deq_relu_level0<half, int32_t, isSetMask>(dst, src0, src1, sim_detail::MaskArg{mask, 0}, repeatTime,
-                                                  repeatParams, loc);
+    sim_detail::add_deq_relu_level0<half, int32_t, isSetMask>(dst, src0, src1, sim_detail::MaskArg{mask, 0},
+                                                              repeatTime, repeatParams, loc);
 }
 
 template <bool isSetMask = true>
 void AddDeqRelu(const LocalTensor<half>& dst, const LocalTensor<int32_t>& src0, const LocalTensor<int32_t>& src1,
                 uint64_t mask, const int64_t repeatTime, const BinaryRepeatParams& repeatParams,
                 ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
-    sim_detail::add_deq_relu_level0<half, int32_t, isSetMask>(dst, src0, src1, sim_detail::MaskArg{nullptr, mask}, repeatTime,
-                                                  repeatParams, loc);
+    sim_detail::add_deq_relu_level0<half, int32_t, isSetMask>(dst, src0, src1, sim_detail::MaskArg{nullptr, mask},
+                                                              repeatTime, repeatParams, loc);
 }
 
 // ---- CastDeq ------------------------------------------------------------------------------------------
@@ -370,7 +378,8 @@ void cast_deq_int16_count(ascendc_sim::CoreState& c, const LocalTensor<T>& dst, 
     check_disjoint(dst.GetPhyAddrPtr(), dst_bytes, src.GetPhyAddrPtr(), uint64_t(count) * 2, "CastDeq", "src", loc);
     T* d = dst.GetPhyAddrPtr();
     const int16_t* x = src.GetPhyAddrPtr();
-    for (uint32_t i = 0; i < count; ++i) d[(i / 16) * 32 + (halfBlock ? 16 : 0) + i % 16] = deq_int8<T>(x[i], g[i % 16]);
+    for (uint32_t i = 0; i < count; ++i)
+        d[(i / 16) * 32 + (halfBlock ? 16 : 0) + i % 16] = deq_int8<T>(x[i], g[i % 16]);
     ascendc_sim::count_vector(c, ascendc_sim::OpId::CastDeq, ascendc_sim::repeats_for<int16_t>(count),
                               {src.timing(), vdeq_timing}, dst.timing());
 }
