@@ -30,3 +30,7 @@
 #include "sim/glu.h"
 #include "sim/cumsum.h"
 #include "sim/arange.h"
+#include "sim/fused_ops.h"
+#include "sim/bilinear.h"
+#include "sim/scalar_ops.h"
+#include "sim/system_vars.h"

@@ -1183,7 +1183,7 @@ def test_cast_rejects_undocumented_pairs():
     src = cast_source("half", CAST_ELEMS)
     for pair, kind, words in [(22, "unsupported_dtype", ["through float", "int32_t, int16_t, float"]),
                               (23, "unsupported_dtype", ["through float"]),
-                              (24, "unsupported_api", ["SetDeqScale"]),
+                              (24, "bad_argument", ["SetDeqScale(half scale)"]),  # int32 -> half reads DEQSCALE
                               (25, "unsupported_dtype", ["float to uint8_t", "bfloat16_t"])]:
         with pytest.raises(SimulatorError) as info:
             run_cast(pair, "CAST_RINT", src, "int8")
@@ -1377,7 +1377,7 @@ DIAG_CASES = [
     (13, "bad_argument", "D13", ["VSEL_TENSOR_TENSOR_MODE"]),
     (14, "bad_argument", "D14", ["negative"]),
     (15, "bad_argument", "D15", ["overlap"]),
-    (16, "unsupported_api", "D16", ["SetDeqScale"]),
+    (16, "bad_argument", "D16", ["DEQSCALE", "SetDeqScale(half scale)"]),
     (17, "local_overrun", "D17", ["2048"]),
     (18, "unsupported_dtype", "D18", ["Relu", "int16_t"]),
     (19, "bad_argument", "D19", ["CAST_ODD"]),

@@ -14,6 +14,7 @@
 #pragma once
 #include <cmath>
 
+#include "deq_scale.h"
 #include "vector_ops.h"
 
 namespace AscendC {
@@ -43,8 +44,9 @@ struct CastRule {
     uint8_t modes;
 };
 
-// Cast.md 表4 (Atlas A2), without int4b_t (not a simulator type) and int32_t->half, which needs
-// SetDeqScale. 310P: the same pairs minus bfloat16_t (assumption; the v8.5.0 page has no 310P table).
+// Cast.md 表4 (Atlas A2), without int4b_t (not a simulator type). int32_t->half is the dequantising
+// conversion: x / 2^17 * scale * 2^17 with the scale of SetDeqScale(half), roundMode has no effect
+// (deq_scale.h). 310P: the same pairs minus bfloat16_t (assumption; the v8.5.0 page has no 310P table).
 constexpr CastRule kCastRules[] = {
     {DType::F16, DType::I32, kDirected},         {DType::F16, DType::I16, kDirected},
     {DType::F16, DType::F32, kNone},             {DType::F16, DType::I8, kDirected | kNone},
@@ -57,6 +59,7 @@ constexpr CastRule kCastRules[] = {
     {DType::I16, DType::F32, kNone},             {DType::I32, DType::F32, kDirected | kNone},
     {DType::I32, DType::I16, kNone},             {DType::I32, DType::I64, kNone},
     {DType::I64, DType::I32, kNone},             {DType::I64, DType::F32, kDirected},
+    {DType::I32, DType::F16, kDirected | kOdd | kNone},
 };
 
 inline const CastRule* find_cast_rule(DType src, DType dst, bool p310) {
@@ -74,11 +77,6 @@ inline const char* round_mode_name(RoundMode m) {
 }
 
 [[noreturn]] inline void fail_cast_pair(DType src, DType dst, bool p310, const char* soc, Loc loc) {
-    if (src == DType::I32 && dst == DType::F16)
-        ascendc_sim::fail(ascendc_sim::Diag::UnsupportedApi, loc,
-                          "Cast int32_t -> half is the dequantising conversion that works with SetDeqScale, which "
-                          "the simulator does not model. Cast int32_t -> float (CAST_NONE), then float -> half "
-                          "(CAST_NONE or CAST_RINT).");
     std::string from, to;
     for (const CastRule& r : kCastRules) {
         if (p310 && (r.src == DType::BF16 || r.dst == DType::BF16)) continue;
@@ -217,9 +215,26 @@ inline constexpr bool castable_v =
     (std::is_same_v<S, bfloat16_t> && (std::is_same_v<D, float> || std::is_same_v<D, int32_t>)) ||
     ((std::is_same_v<S, uint8_t> || std::is_same_v<S, int8_t>) && std::is_same_v<D, half>) ||
     (std::is_same_v<S, int16_t> && (std::is_same_v<D, half> || std::is_same_v<D, float>)) ||
-    (std::is_same_v<S, int32_t> &&
-     (std::is_same_v<D, float> || std::is_same_v<D, int16_t> || std::is_same_v<D, int64_t>)) ||
+    (std::is_same_v<S, int32_t> && (std::is_same_v<D, float> || std::is_same_v<D, int16_t> ||
+                                    std::is_same_v<D, int64_t> || std::is_same_v<D, half>)) ||
     (std::is_same_v<S, int64_t> && (std::is_same_v<D, int32_t> || std::is_same_v<D, float>));
+
+template <typename D, typename S>
+inline constexpr bool deq_cast_v = std::is_same_v<S, int32_t> && std::is_same_v<D, half>;
+
+// The DEQSCALE scale an int32_t -> half Cast uses (0 for every other pair, which does not read it).
+template <typename D, typename S>
+inline half cast_scale(ascendc_sim::CoreState& c, Loc loc) {
+    if constexpr (deq_cast_v<D, S>) return require_deq(c, DeqForm::Half, "Cast int32_t -> half", loc).scale16;
+    else return half(0.0f);
+}
+
+// One element of a Cast: the round mode's conversion, or Deq for int32_t -> half.
+template <typename D, RoundMode M, typename S>
+inline D cast_element(S x, half scale) {
+    if constexpr (deq_cast_v<D, S>) return deq_to_half(x, scale);
+    else return convert_fast<D, M>(x);
+}
 
 // Runs body.template operator()<M>() with the round mode as a compile-time constant.
 template <typename Body>
@@ -255,13 +270,14 @@ void cast_level0(const LocalTensor<T>& dst, const LocalTensor<U>& src, RoundMode
         check_level0_operand(dst, s[0], p, lanes, "Cast", "dst", loc);
         check_level0_operand(src, s[1], p, lanes, "Cast", "src", loc);
         const bool sat = saturates<T>(c);
+        const half scale = cast_scale<T, U>(c, loc);
         with_round_mode(mode, [&](auto m) {
             walk(p, lanes, s, [&](uint8_t* const* ptr, uint64_t bits, bool, uint32_t n, uint64_t) {
                 T* d = reinterpret_cast<T*>(ptr[0]);
                 const U* x = reinterpret_cast<const U*>(ptr[1]);
                 for (uint32_t k = 0; k < n; ++k)
                     if ((bits >> k) & 1) {
-                        T v = convert_fast<T, decltype(m)::value>(x[k]);
+                        T v = cast_element<T, decltype(m)::value>(x[k], scale);
                         if constexpr (std::is_same_v<T, half>)
                             if (sat) v = saturate_half(v);
                         d[k] = v;
@@ -281,6 +297,7 @@ void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode&
     sim_detail::check_cast(ascendc_sim::dtype_of<U>, ascendc_sim::dtype_of<T>, roundMode, loc);
     if constexpr (sim_detail::castable_v<T, U>) {
         if (count == 0) return;
+        const half scale = sim_detail::cast_scale<T, U>(c, loc);
         ascendc_sim::check_operand(dst, count, "Cast", "dst", loc);
         ascendc_sim::check_operand(src, count, "Cast", "src", loc);
         // In place is fine when the result is no wider than the source (each repeat writes at or
@@ -297,7 +314,7 @@ void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode&
         T* d = dst.GetPhyAddrPtr();
         const U* x = src.GetPhyAddrPtr();
         sim_detail::with_round_mode(roundMode, [&](auto m) {
-            for (uint32_t i = 0; i < count; ++i) d[i] = sim_detail::convert_fast<T, decltype(m)::value>(x[i]);
+            for (uint32_t i = 0; i < count; ++i) d[i] = sim_detail::cast_element<T, decltype(m)::value>(x[i], scale);
         });
         if constexpr (std::is_same_v<T, half>)
             if (sim_detail::saturates<T>(c))

@@ -302,25 +302,18 @@ void select_count(const LocalTensor<T>& dst, const LocalTensor<U>& sel, const Lo
                               {sel.timing(), src0.timing(), src1_timing}, dst.timing());
 }
 
-template <typename T, typename U, bool isSetMask, bool kScalar>
-void select_level0(const LocalTensor<T>& dst, const LocalTensor<U>& sel, const LocalTensor<T>& src0,
-                   const LocalTensor<T>* src1, T scalar, SELMODE mode, const MaskArg& mask, int64_t repeat,
-                   const BinaryRepeatParams& rp, Loc loc) {
-    ascendc_sim::CoreState& c = ascendc_sim::core(loc);
-    check_select<T, U>(c, mode, kScalar, loc);
+// The lanes of plan `p`: dst = selMask bit ? src0 : src1 (or the scalar). `m` holds the selMask bits;
+// `reuse` (mode 0): every repeat uses the first `lanes` bits.
+template <typename T, bool kScalar>
+void select_walk(const Plan& p, const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>* src1,
+                 T scalar, const uint8_t* m, bool reuse, const BinaryRepeatParams& rp, Loc loc) {
     constexpr uint32_t lanes = 256 / sizeof(T);
-    Plan p = make_plan<isSetMask>(c, mask, lanes, sizeof(T), repeat, "Select", loc);
-    if (p.repeats == 0) return;
     const Stream s[3] = {{bytes_of(dst), sizeof(T), rp.dstBlkStride, rp.dstRepStride},
                          {bytes_of(src0), sizeof(T), rp.src0BlkStride, rp.src0RepStride},
                          {kScalar ? bytes_of(src0) : bytes_of(*src1), sizeof(T), rp.src1BlkStride, rp.src1RepStride}};
     check_level0_operand(dst, s[0], p, lanes, "Select", "dst", loc);
     check_level0_operand(src0, s[1], p, lanes, "Select", "src0", loc);
     if constexpr (!kScalar) check_level0_operand(*src1, s[2], p, lanes, "Select", "src1", loc);
-    const bool reuse = mode == SELMODE::VSEL_CMPMASK_SPR;
-    const uint64_t mask_bits = reuse ? lanes : p.repeats * lanes;
-    ascendc_sim::check_operand(sel, (mask_bits / 8 + sizeof(U) - 1) / sizeof(U), "Select", "selMask", loc);
-    const uint8_t* m = bytes_of(sel);
     walk(p, lanes, s, [&](uint8_t* const* ptr, uint64_t bits, bool, uint32_t n, uint64_t lane) {
         T* d = reinterpret_cast<T*>(ptr[0]);
         const T* x = reinterpret_cast<const T*>(ptr[1]);
@@ -332,6 +325,21 @@ void select_level0(const LocalTensor<T>& dst, const LocalTensor<U>& sel, const L
                 else d[k] = pick0 ? x[k] : y[k];
             }
     });
+}
+
+template <typename T, typename U, bool isSetMask, bool kScalar>
+void select_level0(const LocalTensor<T>& dst, const LocalTensor<U>& sel, const LocalTensor<T>& src0,
+                   const LocalTensor<T>* src1, T scalar, SELMODE mode, const MaskArg& mask, int64_t repeat,
+                   const BinaryRepeatParams& rp, Loc loc) {
+    ascendc_sim::CoreState& c = ascendc_sim::core(loc);
+    check_select<T, U>(c, mode, kScalar, loc);
+    constexpr uint32_t lanes = 256 / sizeof(T);
+    Plan p = make_plan<isSetMask>(c, mask, lanes, sizeof(T), repeat, "Select", loc);
+    if (p.repeats == 0) return;
+    const bool reuse = mode == SELMODE::VSEL_CMPMASK_SPR;
+    const uint64_t mask_bits = reuse ? lanes : p.repeats * lanes;
+    ascendc_sim::check_operand(sel, (mask_bits / 8 + sizeof(U) - 1) / sizeof(U), "Select", "selMask", loc);
+    select_walk<T, kScalar>(p, dst, src0, src1, scalar, bytes_of(sel), reuse, rp, loc);
     ascendc_sim::count_vector(c, ascendc_sim::OpId::Select, p.repeats,
                               {sel.timing(), src0.timing(), kScalar ? nullptr : src1->timing()}, dst.timing());
 }
@@ -385,6 +393,203 @@ void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const Loca
             const BinaryRepeatParams& repeatParams, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
     sim_detail::select_level0<T, U, isSetMask, false>(dst, selMask, src0, &src1, T(), selMode,
                                                       sim_detail::MaskArg{nullptr, mask}, repeatTime, repeatParams, loc);
+}
+
+// ---- the CMPMASK register: Compare (结果存入寄存器), GetCmpMask, SetCmpMask, Select without a mask ------
+//
+// From asc-devkit v8.5.0 Compare（结果存入寄存器）.md, GetCmpMask(ISASI).md, SetCmpMask(ISASI).md and
+// Select.md (不传入mask参数):
+// - Compare(src0, src1, cmpMode, mask, repeatParams): half/float, one repeat (256 bytes), the bits
+//   into the 128-bit CMPMASK register.
+// - GetCmpMask(dst): the register into dst (16-byte aligned, at least 128 bytes of room).
+// - SetCmpMask(src) (16-byte aligned) loads the register for the Select forms without a mask, which
+//   take their lanes from SetVectorMask: mode 0 reads the selMask bits from it, mode 1 its scalar
+//   src1 (the register's first element), mode 2 the UB address of selMask.
+// Assumptions: lanes the mask leaves out, and bits 64..127 after a float compare, are 0; GetCmpMask
+// writes the 16 register bytes and the rest of its 128 bytes is undefined, so poisoned (0xFF); a mode-2
+// address is matched on its low 32 bits, so both the 64-bit GetPhyAddr() and a 32-bit copy of it work.
+
+namespace sim_detail {
+
+struct CmpMaskRegister {
+    bool set = false;
+    uint8_t bytes[16] = {};
+    Loc set_loc;
+};
+
+inline uint64_t cmp_mask_writes(const ascendc_sim::CoreState& c) {
+    return c.report->op_instrs[static_cast<int>(ascendc_sim::OpId::CompareCmpMask)] +
+           c.report->op_instrs[static_cast<int>(ascendc_sim::OpId::SetCmpMask)];
+}
+
+inline CmpMaskRegister& cmp_mask_register(ascendc_sim::CoreState& c) {
+    return core_register<CmpMaskRegister>(c, cmp_mask_writes(c));
+}
+
+inline const CmpMaskRegister& require_cmp_mask(ascendc_sim::CoreState& c, const char* api, Loc loc) {
+    const CmpMaskRegister& r = cmp_mask_register(c);
+    if (!r.set)
+        ascendc_sim::fail(ascendc_sim::Diag::BadArgument, loc,
+                          "%s reads the CMPMASK register, which nothing has written in this block: on the NPU it "
+                          "holds whatever was there before. Write it first with SetCmpMask(tensor) or "
+                          "Compare(src0, src1, cmpMode, mask, repeatParams).",
+                          api);
+    return r;
+}
+
+// A tensor the register is loaded from or stored to: 16-byte aligned in UB, with `bytes` of room.
+template <typename T>
+inline void check_cmp_mask_operand(const LocalTensor<T>& t, uint64_t bytes, const char* api, const char* role,
+                                   Loc loc) {
+    ascendc_sim::CoreState& c = ascendc_sim::core(loc);
+    if (t.GetPhyAddrPtr() == nullptr)
+        ascendc_sim::fail(ascendc_sim::Diag::BadArgument, loc,
+                          "%s: %s is an empty LocalTensor (never allocated). Get it from a queue's AllocTensor/DeQue "
+                          "or a TBuf's Get first.",
+                          api, role);
+    const uint64_t offset = ascendc_sim::ub_offset(c, t.GetPhyAddrPtr());
+    if (offset % 16 != 0)
+        ascendc_sim::fail(ascendc_sim::Diag::UbMisaligned, loc,
+                          "%s: %s starts at UB byte offset %llu, which is not 16-byte aligned (%s.md).", api, role,
+                          (unsigned long long)offset, api);
+    if (uint64_t(t.GetSize()) * sizeof(T) < bytes)
+        ascendc_sim::fail(ascendc_sim::Diag::LocalOverrun, loc,
+                          "%s: %s has %llu bytes but needs at least %llu (%s.md).", api, role,
+                          (unsigned long long)(uint64_t(t.GetSize()) * sizeof(T)), (unsigned long long)bytes, api);
+}
+
+template <typename T, bool isSetMask>
+void compare_to_cmp_mask(const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE mode, const MaskArg& mask,
+                         const BinaryRepeatParams& rp, Loc loc) {
+    ascendc_sim::CoreState& c = ascendc_sim::core(loc);
+    ascendc_sim::check_dtype(ascendc_sim::dtype_of<T>, kSelectTypes, kSelectTypes, "Compare (cmpMask)", loc);
+    if (static_cast<int>(mode) > 5)
+        ascendc_sim::fail(ascendc_sim::Diag::BadArgument, loc,
+                          "Compare: cmpMode %d is not a CMPMODE (LT GT EQ LE GE NE).", static_cast<int>(mode));
+    constexpr uint32_t lanes = 256 / sizeof(T);
+    Plan p = make_plan<isSetMask>(c, mask, lanes, sizeof(T), 1, "Compare (cmpMask)", loc);
+    if (p.repeats != 1)
+        ascendc_sim::fail(ascendc_sim::Diag::BadMask, loc,
+                          "Compare (result in the cmpMask register) runs exactly one repeat of %u elements, but the "
+                          "counter-mode mask asks for %llu repeats. Set at most %u elements, or use the Compare form "
+                          "with a dst tensor.",
+                          lanes, (unsigned long long)p.repeats, lanes);
+    const Stream s[2] = {{bytes_of(src0), sizeof(T), rp.src0BlkStride, rp.src0RepStride},
+                         {bytes_of(src1), sizeof(T), rp.src1BlkStride, rp.src1RepStride}};
+    check_level0_operand(src0, s[0], p, lanes, "Compare", "src0", loc);
+    check_level0_operand(src1, s[1], p, lanes, "Compare", "src1", loc);
+    uint8_t bits[16] = {};
+    with_cmp_mode(mode, [&](auto m) {
+        walk(p, lanes, s, [&](uint8_t* const* ptr, uint64_t on, bool, uint32_t n, uint64_t lane) {
+            const T* x = reinterpret_cast<const T*>(ptr[0]);
+            const T* y = reinterpret_cast<const T*>(ptr[1]);
+            for (uint32_t k = 0; k < n; ++k)
+                if (((on >> k) & 1) && compare<decltype(m)::value>(x[k], y[k]))
+                    bits[(lane + k) / 8] |= uint8_t(1u << ((lane + k) % 8));
+        });
+    });
+    ascendc_sim::count_vector(c, ascendc_sim::OpId::CompareCmpMask, 1, {src0.timing(), src1.timing()}, nullptr);
+    CmpMaskRegister& r = cmp_mask_register(c);  // after the count: a new write
+    r.set = true;
+    std::memcpy(r.bytes, bits, 16);
+    r.set_loc = loc;
+}
+
+// Mode 2's register holds selMask's UB address (SetCmpMask.md's example).
+inline const uint8_t* cmp_mask_address(ascendc_sim::CoreState& c, const CmpMaskRegister& r, uint64_t bytes, Loc loc) {
+    uint64_t word;
+    std::memcpy(&word, r.bytes, 8);
+    const uint32_t offset = uint32_t(word) - uint32_t(ascendc_sim::ub_visible(c.ub));
+    if (uint64_t(offset) + bytes > c.soc().ub_bytes)
+        ascendc_sim::fail(ascendc_sim::Diag::BadArgument, loc,
+                          "Select (VSEL_TENSOR_TENSOR_MODE, no mask) takes selMask's UB address from the CMPMASK "
+                          "register (SetCmpMask, line %d), but 0x%llx is not the address of %llu bytes inside this "
+                          "core's UB. Store selMask.GetPhyAddr() into the tensor passed to SetCmpMask.",
+                          r.set_loc.line, (unsigned long long)word, (unsigned long long)bytes);
+    return c.ub + offset;
+}
+
+}  // namespace sim_detail
+
+template <typename T, bool isSetMask = true>
+void Compare(const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE cmpMode, const uint64_t mask[],
+             const BinaryRepeatParams& repeatParams, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    sim_detail::compare_to_cmp_mask<T, isSetMask>(src0, src1, cmpMode, sim_detail::MaskArg{mask, 0}, repeatParams, loc);
+}
+
+template <typename T, bool isSetMask = true>
+void Compare(const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE cmpMode, const uint64_t mask,
+             const BinaryRepeatParams& repeatParams, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    sim_detail::compare_to_cmp_mask<T, isSetMask>(src0, src1, cmpMode, sim_detail::MaskArg{nullptr, mask},
+                                                  repeatParams, loc);
+}
+
+template <typename T>
+void GetCmpMask(const LocalTensor<T>& dst, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    ascendc_sim::CoreState& c = ascendc_sim::core(loc);
+    sim_detail::check_cmp_mask_operand(dst, 128, "GetCmpMask", "dst", loc);
+    const sim_detail::CmpMaskRegister& r = sim_detail::require_cmp_mask(c, "GetCmpMask", loc);
+    uint8_t* d = sim_detail::bytes_of(dst);
+    std::memcpy(d, r.bytes, 16);
+    std::memset(d + 16, 0xFF, 128 - 16);
+    ascendc_sim::count_vector(c, ascendc_sim::OpId::GetCmpMask, 1, {}, dst.timing());
+}
+
+template <typename T>
+void SetCmpMask(const LocalTensor<T>& src, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    ascendc_sim::CoreState& c = ascendc_sim::core(loc);
+    sim_detail::check_cmp_mask_operand(src, 16, "SetCmpMask", "src", loc);
+    ascendc_sim::count_vector(c, ascendc_sim::OpId::SetCmpMask, 1, {src.timing()}, nullptr);
+    sim_detail::CmpMaskRegister& r = sim_detail::cmp_mask_register(c);  // after the count: a new write
+    r.set = true;
+    std::memcpy(r.bytes, sim_detail::bytes_of(src), 16);
+    r.set_loc = loc;
+}
+
+// Modes 0 and 2 without a mask argument: lanes from SetVectorMask, selMask from the CMPMASK register.
+template <typename T, SELMODE selMode>
+void Select(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+            const int64_t repeatTime, const BinaryRepeatParams& repeatParams,
+            ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    ascendc_sim::CoreState& c = ascendc_sim::core(loc);
+    if (selMode == SELMODE::VSEL_TENSOR_SCALAR_MODE)
+        ascendc_sim::fail(ascendc_sim::Diag::BadArgument, loc,
+                          "Select<T, SELMODE::VSEL_TENSOR_SCALAR_MODE>(dst, src0, src1, repeatTime, repeatParams) is "
+                          "not a documented form: without a mask, mode 1 is Select(dst, selMask, src0, repeatTime, "
+                          "repeatParams) with the scalar set by SetCmpMask.");
+    sim_detail::check_select<T, uint8_t>(c, selMode, false, loc);
+    constexpr uint32_t lanes = 256 / sizeof(T);
+    sim_detail::Plan p = sim_detail::make_plan<false>(c, sim_detail::MaskArg{nullptr, 0}, lanes, sizeof(T),
+                                                      repeatTime, "Select", loc);
+    if (p.repeats == 0) return;
+    const sim_detail::CmpMaskRegister& r = sim_detail::require_cmp_mask(c, "Select (no mask)", loc);
+    const bool reuse = selMode == SELMODE::VSEL_CMPMASK_SPR;
+    uint8_t bits[16];
+    std::memcpy(bits, r.bytes, 16);
+    const uint8_t* m = reuse ? bits : sim_detail::cmp_mask_address(c, r, (p.repeats * lanes + 7) / 8, loc);
+    sim_detail::select_walk<T, false>(p, dst, src0, &src1, T(), m, reuse, repeatParams, loc);
+    ascendc_sim::count_vector(c, ascendc_sim::OpId::Select, p.repeats, {src0.timing(), src1.timing()}, dst.timing());
+}
+
+// Mode 1 without a mask argument: the scalar src1 is the CMPMASK register's first element.
+template <typename T, typename U>
+void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0,
+            const int64_t repeatTime, const BinaryRepeatParams& repeatParams,
+            ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    ascendc_sim::CoreState& c = ascendc_sim::core(loc);
+    sim_detail::check_select<T, U>(c, SELMODE::VSEL_TENSOR_SCALAR_MODE, true, loc);
+    constexpr uint32_t lanes = 256 / sizeof(T);
+    sim_detail::Plan p = sim_detail::make_plan<false>(c, sim_detail::MaskArg{nullptr, 0}, lanes, sizeof(T),
+                                                      repeatTime, "Select", loc);
+    if (p.repeats == 0) return;
+    const sim_detail::CmpMaskRegister& r = sim_detail::require_cmp_mask(c, "Select (no mask)", loc);
+    T scalar;
+    std::memcpy(&scalar, r.bytes, sizeof(T));
+    ascendc_sim::check_operand(selMask, (p.repeats * lanes / 8 + sizeof(U) - 1) / sizeof(U), "Select", "selMask",
+                               loc);
+    sim_detail::select_walk<T, true>(p, dst, src0, nullptr, scalar, sim_detail::bytes_of(selMask), false,
+                                     repeatParams, loc);
+    ascendc_sim::count_vector(c, ascendc_sim::OpId::Select, p.repeats, {selMask.timing(), src0.timing()}, dst.timing());
 }
 
 }  // namespace AscendC

@@ -127,7 +127,24 @@ enum class CostClass { Simple, Long, Reduce, Move, Composite };
     X(ReGlu, "ReGlu", Composite) \
     X(DeepNorm, "DeepNorm", Composite) \
     X(BatchNorm, "BatchNorm", Composite) \
-    X(GroupNorm, "GroupNorm", Composite)
+    X(GroupNorm, "GroupNorm", Composite) \
+    /* basic API: fused, scalar and compare forms (fused_ops.h, deq_scale.h, compare_select.h) */ \
+    X(AddRelu, "AddRelu", Simple) \
+    X(SubRelu, "SubRelu", Simple) \
+    X(FusedMulAdd, "FusedMulAdd", Simple) \
+    X(FusedMulAddRelu, "FusedMulAddRelu", Simple) \
+    X(MulAddDst, "MulAddDst", Simple) \
+    X(AddReluCast, "AddReluCast", Simple) \
+    X(SubReluCast, "SubReluCast", Simple) \
+    X(MulCast, "MulCast", Simple) \
+    X(AddDeqRelu, "AddDeqRelu", Simple) \
+    X(CastDeq, "CastDeq", Simple) \
+    X(SetDeqScale, "SetDeqScale", Simple) \
+    X(CompareCmpMask, "Compare(cmpMask)", Simple) \
+    X(SetCmpMask, "SetCmpMask", Simple) \
+    X(GetCmpMask, "GetCmpMask", Simple) \
+    X(CreateVecIndex, "CreateVecIndex", Simple) \
+    X(BilinearInterpolation, "BilinearInterpolation", Simple)
 
 enum class OpId {
 #define ASCENDC_SIM_OP_ENUM(id, name, cls) id,

@@ -231,6 +231,22 @@ inline MaskRegister& write_mask_register(ascendc_sim::CoreState& c) {
     return m;
 }
 
+// Another special register of the core (DEQSCALE, CMPMASK), kept like the mask register: `stamp` is
+// the number of writes to it this block has made (the sum of its writers' op counters), so a block
+// that reuses a finished block's thread starts from the power-on state R{} (not set).
+template <typename R>
+inline R& core_register(ascendc_sim::CoreState& c, uint64_t stamp) {
+    struct Keyed {
+        const void* core = nullptr;
+        const void* report = nullptr;
+        uint64_t stamp = 0;
+        R value{};
+    };
+    static thread_local Keyed k;
+    if (k.core != &c || k.report != c.report || k.stamp != stamp) k = Keyed{&c, c.report, stamp, R{}};
+    return k.value;
+}
+
 // ---- level-0 plans ------------------------------------------------------------------------------
 
 // Which lanes of each repeat run: `bits` for every repeat, except that in counter mode the last
@@ -810,6 +826,71 @@ void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, uint64_t mask, c
                ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
     sim_detail::duplicate_level0<T, isSetMask>(dst, scalarValue, sim_detail::MaskArg{nullptr, mask}, repeatTime,
                                                dstBlockStride, dstRepeatStride, loc);
+}
+
+// ---- CreateVecIndex: dst[i] = firstValue + i (CreateVecIndex.md) ---------------------------------------
+
+// int16_t/half/int32_t/float. Level-0: lane l of repeat r gets firstValue + r * (256 / sizeof(T)) + l,
+// whatever the strides (assumption: the page shows only the count form's 0, 1, 2, ...). Integers wrap;
+// half rounds firstValue + i once.
+namespace sim_detail {
+constexpr uint32_t kIndexTypes =
+    dtype_bit(DType::I16) | dtype_bit(DType::F16) | dtype_bit(DType::I32) | dtype_bit(DType::F32);
+
+template <typename T>
+inline T index_value(T first, uint64_t i) {
+    if constexpr (std::is_integral_v<T>) return T(wide_t<T>(first) + static_cast<wide_t<T>>(i));
+    else return T(float(first) + float(i));
+}
+
+template <typename T>
+void create_vec_index_level0(const LocalTensor<T>& dst, T first, const MaskArg& mask, int64_t repeat,
+                             uint32_t blk_stride, uint32_t rep_stride, Loc loc) {
+    ascendc_sim::CoreState& c = ascendc_sim::core(loc);
+    ascendc_sim::check_dtype(ascendc_sim::dtype_of<T>, kIndexTypes, kIndexTypes, "CreateVecIndex", loc);
+    constexpr uint32_t lanes = 256 / sizeof(T);
+    Plan p = make_plan<true>(c, mask, lanes, sizeof(T), repeat, "CreateVecIndex", loc);
+    if (p.repeats == 0) return;
+    const Stream s[1] = {{bytes_of(dst), sizeof(T), blk_stride, rep_stride}};
+    check_level0_operand(dst, s[0], p, lanes, "CreateVecIndex", "dst", loc);
+    walk(p, lanes, s, [&](uint8_t* const* ptr, uint64_t bits, bool, uint32_t n, uint64_t lane) {
+        T* d = reinterpret_cast<T*>(ptr[0]);
+        for (uint32_t k = 0; k < n; ++k)
+            if ((bits >> k) & 1) d[k] = index_value(first, lane + k);
+    });
+    ascendc_sim::count_vector(c, ascendc_sim::OpId::CreateVecIndex, p.repeats, {}, dst.timing());
+}
+}  // namespace sim_detail
+
+template <typename T>
+void CreateVecIndex(const LocalTensor<T>& dst, const T& firstValue, uint32_t count,
+                    ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    ascendc_sim::CoreState& c = ascendc_sim::core(loc);
+    ascendc_sim::check_dtype(ascendc_sim::dtype_of<T>, sim_detail::kIndexTypes, sim_detail::kIndexTypes,
+                             "CreateVecIndex", loc);
+    if (count == 0) return;
+    ascendc_sim::check_operand(dst, count, "CreateVecIndex", "dst", loc);
+    T* d = dst.GetPhyAddrPtr();
+    const T first = firstValue;
+    for (uint32_t i = 0; i < count; ++i) d[i] = sim_detail::index_value(first, i);
+    ascendc_sim::count_vector(c, ascendc_sim::OpId::CreateVecIndex, ascendc_sim::repeats_for<T>(count), {},
+                              dst.timing());
+}
+
+template <typename T>
+void CreateVecIndex(const LocalTensor<T>& dst, const T& firstValue, const uint64_t mask[], const int64_t repeatTime,
+                    const uint16_t dstBlkStride, const uint8_t dstRepStride,
+                    ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    sim_detail::create_vec_index_level0(dst, firstValue, sim_detail::MaskArg{mask, 0}, repeatTime, dstBlkStride,
+                                        dstRepStride, loc);
+}
+
+template <typename T>
+void CreateVecIndex(const LocalTensor<T>& dst, const T& firstValue, uint64_t mask, const int64_t repeatTime,
+                    const uint16_t dstBlkStride, const uint8_t dstRepStride,
+                    ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    sim_detail::create_vec_index_level0(dst, firstValue, sim_detail::MaskArg{nullptr, mask}, repeatTime,
+                                        dstBlkStride, dstRepStride, loc);
 }
 
 // ---- Axpy: dst = dst + src * scalar -----------------------------------------------------------------
