@@ -5,6 +5,11 @@ extern "C" __global__ __aicore__ void probe_custom(GM_ADDR x, GM_ADDR bias, GM_A
                                                    GM_ADDR tiling)
 {
     GET_TILING_DATA(tilingData, tiling);
+    GET_TILING_DATA_WITH_STRUCT(ProbeTilingData, sameData, tiling);
+    GET_TILING_DATA_MEMBER(ProbeTilingData, length, lengthMember, tiling);
+    if (sameData.mode != tilingData.mode || lengthMember != tilingData.length) {
+        return;  // y keeps its poison: the test sees the tiling read three ways disagree
+    }
     GlobalTensor<DTYPE_X> xGm, biasGm, stageGm;
     GlobalTensor<DTYPE_Y> yGm;
     uint32_t length = tilingData.length;
