@@ -167,7 +167,7 @@ def _build_into(directory: Path, files: dict[str, str], op_host_file: str) -> No
 
 def ask(library: Path, request: str, what: str) -> str:
     """The driver's answer to ``request``, from a sandboxed child; raises OpProjectError for an ``error`` answer."""
-    answer = run_in_child(_ask_in_child, str(library), request, timeout=config.run_timeout_s(), what=what)
+    answer = run_in_child(answer_in_child, str(library), request, timeout=config.run_timeout_s(), what=what)
     if not isinstance(answer, str):
         raise OpProjectError(f"{what} answered with {type(answer).__name__}, not text")
     if answer.startswith("error "):
@@ -175,7 +175,8 @@ def ask(library: Path, request: str, what: str) -> str:
     return answer
 
 
-def _ask_in_child(library: str, request: str) -> str:
+def answer_in_child(library: str, request: str) -> str:
+    """The driver's answer, in the sandboxed child that loaded the host library (never in the caller)."""
     driver = ctypes.CDLL(library).ascendgen_op_host
     driver.restype = ctypes.c_char_p
     driver.argtypes = [ctypes.c_char_p]

@@ -27,9 +27,11 @@ from typing import Any
 import torch
 
 from torch_ascendgen import config
-from torch_ascendgen.errors import KernelBuildError, OpProjectError
+from torch_ascendgen.errors import KernelBuildError, OpProjectError, SimulatorError
+from torch_ascendgen.targets.runtime import build_runtime_module, use_runtime_module
+from torch_ascendgen.targets.sandbox import run_in_child
 from torch_ascendgen.targets.sim import op_host
-from torch_ascendgen.targets.sim.build import build_sim_kernel
+from torch_ascendgen.targets.sim.build import SimBuild, build_sim_kernel
 from torch_ascendgen.targets.sim.op_host import HostPlan, OpDescription, ParamDecl, TensorSpec
 from torch_ascendgen.targets.sim.simulator import RunReport, SimKernel, find_entry
 from torch_ascendgen.targets.soc import SocProfile, get_soc
@@ -155,18 +157,25 @@ class OpProject:
             output_shapes: Sequence[Sequence[int]] | None = None, **attrs: Any) -> OpRun:
         """Run the op on CPU tensors (None for an OPTIONAL input left out); attributes by their OpDef names.
 
-        ``isolated=False`` launches the kernel in this process: only for kernels you trust."""
+        The host code and the kernel run in one sandboxed child. ``isolated=False`` launches the kernel in this
+        process (the host code still runs in a child): only for kernels you trust."""
         profile = self._soc(soc)
         call = self._resolve(inputs, attrs, output_shapes, profile)
+        description = self._describe(op_host.soc_family(profile))
+        if isolated and not self._per_key:
+            kernel = self._kernel(description, call.combo, 0)  # built here: the child may not write the cache
+            request, what = self._request(description, call, profile)
+            runtime = str(build_runtime_module())
+            plan, outputs, report = _unwrap(run_in_child(
+                _host_and_launch, str(self.host_library), request, what, description, call, kernel.build,
+                kernel.source, kernel.filename, profile.name, runtime, timeout=config.run_timeout_s(),
+                what=f"{description.op_type} (its host code and kernel)"))
+            return OpRun(tuple(outputs), plan, report)
         description, plan = self._plan(call, profile)
-        outputs = self._outputs(description, call, plan)
         kernel = self._kernel(description, call.combo, plan.tiling_key)
-        workspace = torch.zeros(max(sum(plan.workspaces), 32), dtype=torch.uint8)
-        tiling = plan.tiling or None
-        args = [*call.inputs, *outputs, workspace, tiling, plan.tiling_key]
         launch = kernel.launch_isolated if isolated else kernel.launch
-        report = launch(plan.block_dim, *args, soc=profile.name)
-        return OpRun(tuple(outputs), plan, report)
+        outputs, args = _launch_args(description, call, plan)
+        return OpRun(tuple(outputs), plan, launch(plan.block_dim, *args, soc=profile.name))
 
     def _soc(self, soc: str | None) -> SocProfile:
         return get_soc(soc or config.default_soc())
@@ -182,38 +191,37 @@ class OpProject:
                              for d, s in zip(description.outputs, shapes))
         return _Call(combo, tensors, input_specs, output_specs, tuple(_attr_lines(description, attrs)))
 
-    def _plan(self, call: _Call, profile: SocProfile) -> tuple[OpDescription, HostPlan]:
-        description = self._describe(op_host.soc_family(profile))
+    def _request(self, description: OpDescription, call: _Call, profile: SocProfile) -> tuple[str, str]:
         request = op_host.run_request(profile, description.op_type, list(call.input_specs), list(call.output_specs),
                                       list(call.attr_lines))
-        what = f"the host code (InferShape, TilingFunc) of {description.op_type}"
+        return request, f"the host code (InferShape, TilingFunc) of {description.op_type}"
+
+    def _plan(self, call: _Call, profile: SocProfile) -> tuple[OpDescription, HostPlan]:
+        description = self._describe(op_host.soc_family(profile))
+        request, what = self._request(description, call, profile)
         plan = op_host.parse_plan(op_host.ask(self.host_library, request, what))
         _check_plan(description, call, plan)
         return description, plan
 
-    def _outputs(self, description: OpDescription, call: _Call, plan: HostPlan) -> list[torch.Tensor]:
-        outputs = []
-        for decl, spec, shape in zip(description.outputs, call.output_specs, plan.output_shapes):
-            dtype = _torch_dtype(spec.dtype, f"output {decl.name}")
-            outputs.append(torch.full(tuple(shape), _poison(dtype), dtype=dtype))
-        return outputs
-
     # ---- the kernel half ---------------------------------------------------------------------------------
+
+    @property
+    def _per_key(self) -> bool:
+        """The kernel tests TILING_KEY_VAR in the preprocessor: it is built once per tiling key."""
+        return "TILING_KEY_VAR" in self.op_kernel[1]
 
     def _kernel(self, description: OpDescription, combo: int, tiling_key: int) -> SimKernel:
         name, text = self.op_kernel
-        per_key = "TILING_KEY_VAR" in text  # compile-time key checks (#if TILING_KEY_VAR == k): one build per key
-        cache_key = (combo, tiling_key if per_key else None)
-        if cache_key not in self._kernels:
-            source = kernel_source(description, combo, self.tiling_header[1], text,
-                                   tiling_key if per_key else None)
+        key = tiling_key if self._per_key else None
+        if (combo, key) not in self._kernels:
+            source = kernel_source(description, combo, self.tiling_header[1], text, key)
             try:
                 build = build_sim_kernel(source, ENTRY)
             except KernelBuildError as exc:
                 raise KernelBuildError(str(exc).replace("kernel.cpp", f"op_kernel/{name}"), exc.log.replace(
                     "kernel.cpp", f"op_kernel/{name}"), exc.command) from None
-            self._kernels[cache_key] = SimKernel(build, text, f"op_kernel/{name}")
-        return self._kernels[cache_key]
+            self._kernels[(combo, key)] = SimKernel(build, text, f"op_kernel/{name}")
+        return self._kernels[(combo, key)]
 
 
 def kernel_source(description: OpDescription, combo: int, tiling_header: str, kernel: str,
@@ -368,6 +376,44 @@ def _word(kind: str, value: Any) -> str:
     if kind == "String":
         return value.encode().hex() or "-"
     return str(int(value))
+
+
+def _launch_args(description: OpDescription, call: _Call, plan: HostPlan) -> tuple[list[torch.Tensor], list]:
+    """The outputs (poisoned), and the kernel's arguments: inputs, outputs, workspace, tiling, then the key."""
+    outputs = []
+    for decl, spec, shape in zip(description.outputs, call.output_specs, plan.output_shapes):
+        dtype = _torch_dtype(spec.dtype, f"output {decl.name}")
+        outputs.append(torch.full(tuple(shape), _poison(dtype), dtype=dtype))
+    workspace = torch.zeros(max(sum(plan.workspaces), 32), dtype=torch.uint8)
+    return outputs, [*call.inputs, *outputs, workspace, plan.tiling or None, plan.tiling_key]
+
+
+def _host_and_launch(library: str, request: str, what: str, description: OpDescription, call: _Call, build: SimBuild,
+                     kernel_text: str, filename: str, soc: str, runtime: str) -> tuple:
+    """In the child: the host code's plan, then the launch. ((plan, outputs, report), None), or (None, (a
+    SimulatorError, its debug text)): the text goes as data, as pickling the error would drop it."""
+    answer = op_host.answer_in_child(library, request)
+    if answer.startswith("error "):
+        raise OpProjectError(f"{what}: {answer[6:].strip()}")
+    plan = op_host.parse_plan(answer)
+    _check_plan(description, call, plan)
+    outputs, args = _launch_args(description, call, plan)
+    use_runtime_module(runtime)
+    try:
+        report = SimKernel(build, kernel_text, filename).launch(plan.block_dim, *args, soc=soc)
+    except SimulatorError as exc:
+        return None, (exc, exc.debug_text)
+    return (plan, outputs, report), None
+
+
+def _unwrap(answer: Any) -> tuple:
+    """What _host_and_launch returned, or its SimulatorError raised with the launch's debug text."""
+    done, failure = answer
+    if failure is not None:
+        error, text = failure
+        error.debug_text = text
+        raise error
+    return done
 
 
 def _check_plan(description: OpDescription, call: _Call, plan: HostPlan) -> None:
