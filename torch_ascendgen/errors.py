@@ -152,3 +152,8 @@ class ChildTraceback(Exception):
 
     def __reduce__(self):
         return (type(self), (self.text,))
+
+
+class OpProjectError(AscendGenError, ValueError):
+    """An operator project (op_host + op_kernel sources) cannot run as called: an undeclared dtype combination, a
+    missing attribute, a TilingFunc that failed or set no blocks, ...; the message names the problem and the fix."""

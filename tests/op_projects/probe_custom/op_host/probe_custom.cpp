@@ -1,0 +1,55 @@
+#include <stdexcept>
+#include "probe_custom_tiling.h"
+#include "register/op_def_registry.h"
+#include "tiling/platform/platform_ascendc.h"
+
+namespace optiling {
+static ge::graphStatus TilingFunc(gert::TilingContext *context)
+{
+    const int64_t mode = *context->GetAttrs()->GetAttrPointer<int64_t>(0);
+    auto platform = platform_ascendc::PlatformAscendC(context->GetPlatformInfo());
+    if (mode == 1) {
+        volatile int *nowhere = nullptr;
+        *nowhere = 1;
+    } else if (mode == 2) {
+        for (volatile uint64_t i = 0;; i = i + 1) {
+        }
+    } else if (mode == 3) {
+        HugeTilingData huge;
+        huge.SaveToBuffer(context->GetRawTilingData()->GetData(), context->GetRawTilingData()->GetCapacity());
+    } else if (mode == 4) {
+        const int32_t *wrong = context->GetAttrs()->GetAttrPointer<int32_t>(0);
+        (void)wrong;
+    } else if (mode == 5) {
+        uint64_t l1Size = 0;
+        platform.GetCoreMemSize(platform_ascendc::CoreMemType::L1, l1Size);
+    } else if (mode == 6) {
+        throw std::runtime_error("probe asked to throw");
+    }
+    ProbeTilingData tiling;
+    tiling.set_length(context->GetInputShape(0)->GetStorageShape().GetShapeSize());
+    tiling.set_hasBias(context->GetOptionalInputShape(1) != nullptr ? 1 : 0);
+    tiling.set_mode(mode);
+    context->SetBlockDim(1);
+    tiling.SaveToBuffer(context->GetRawTilingData()->GetData(), context->GetRawTilingData()->GetCapacity());
+    context->GetRawTilingData()->SetDataSize(tiling.GetDataSize());
+    size_t *workspaces = context->GetWorkspaceSizes(1);
+    workspaces[0] = platform.GetLibApiWorkSpaceSize() + tiling.get_length() * sizeof(float);
+    return ge::GRAPH_SUCCESS;
+}
+} // namespace optiling
+
+namespace ops {
+class ProbeCustom : public OpDef {
+public:
+    explicit ProbeCustom(const char *name) : OpDef(name)
+    {
+        this->Input("x").ParamType(REQUIRED).DataType({ge::DT_FLOAT}).Format({ge::FORMAT_ND});
+        this->Input("bias").ParamType(OPTIONAL).DataType({ge::DT_FLOAT}).Format({ge::FORMAT_ND});
+        this->Output("y").ParamType(REQUIRED).DataType({ge::DT_FLOAT}).Format({ge::FORMAT_ND});
+        this->Attr("mode").AttrType(OPTIONAL).Int(0);
+        this->AICore().SetTiling(optiling::TilingFunc);
+    }
+};
+OP_ADD(ProbeCustom);
+} // namespace ops

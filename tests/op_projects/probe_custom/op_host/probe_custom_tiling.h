@@ -1,0 +1,19 @@
+// probe_custom: y = x (+ bias when given), staged through the user workspace. Its TilingFunc misbehaves on
+// request (attribute "mode"), to test how the simulator reports host code that fails.
+#ifndef PROBE_CUSTOM_TILING_H
+#define PROBE_CUSTOM_TILING_H
+#include "register/tilingdata_base.h"
+
+namespace optiling {
+BEGIN_TILING_DATA_DEF(ProbeTilingData)
+  TILING_DATA_FIELD_DEF(uint32_t, length);
+  TILING_DATA_FIELD_DEF(uint32_t, hasBias);
+  TILING_DATA_FIELD_DEF(int64_t, mode);
+END_TILING_DATA_DEF;
+REGISTER_TILING_DATA_CLASS(ProbeCustom, ProbeTilingData)
+
+BEGIN_TILING_DATA_DEF(HugeTilingData)
+  TILING_DATA_FIELD_DEF_ARR(uint8_t, 70000, bytes);
+END_TILING_DATA_DEF;
+}
+#endif

@@ -1,0 +1,226 @@
+"""Operator projects (op_host tiling header + OpDef/TilingFunc, op_kernel) run unmodified on the simulator.
+
+The projects are in tests/op_projects, written the way msopgen projects and LLM benchmark answers are:
+add_custom (three dtype combinations, InferShape/InferDataType, a TilingFunc that picks tiling key 1 for aligned
+lengths and 2 for a tail, DataCopy vs DataCopyPad), scaled_softmax_custom (a REQUIRED Float and an OPTIONAL Bool
+attribute, TILING_DATA_FIELD_DEF_ARR/_STRUCT, rows split over cores, TilingFunc failing for rows too long for UB)
+and probe_custom (an OPTIONAL input, the user workspace, and a TilingFunc that misbehaves on request).
+"""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import pytest
+import torch
+
+from torch_ascendgen import config
+from torch_ascendgen.errors import KernelCrashError, KernelTimeoutError, OpProjectError, SimulatorError
+from torch_ascendgen.targets.sim.op_project import OpProject, kernel_source
+
+PROJECTS = Path(__file__).resolve().parent.parent / "op_projects"
+
+
+@pytest.fixture(scope="module")
+def add_custom() -> OpProject:
+    return OpProject.from_directory(PROJECTS / "add_custom")
+
+
+@pytest.fixture(scope="module")
+def softmax() -> OpProject:
+    return OpProject.from_directory(PROJECTS / "scaled_softmax_custom")
+
+
+@pytest.fixture(scope="module")
+def probe() -> OpProject:
+    root = PROJECTS / "probe_custom"
+    return OpProject.from_sources((root / "op_host/probe_custom_tiling.h").read_text(),
+                                  (root / "op_host/probe_custom.cpp").read_text(),
+                                  (root / "op_kernel/probe_custom.cpp").read_text(), name="probe_custom")
+
+
+def _random(shape: tuple[int, ...], dtype: torch.dtype) -> torch.Tensor:
+    if dtype.is_floating_point:
+        return torch.randn(shape).to(dtype)
+    return torch.randint(-(2**20), 2**20, shape, dtype=dtype)
+
+
+def test_the_opdef_is_described_as_declared(add_custom, softmax):
+    add = add_custom.describe()
+    assert add.op_type == "AddCustom"
+    assert [d.name for d in add.inputs] == ["x", "y"] and [d.name for d in add.outputs] == ["z"]
+    assert add.inputs[0].dtypes == (1, 0, 3) and add.combo_count == 3  # DT_FLOAT16, DT_FLOAT, DT_INT32
+    assert add.configs == ("ascend910b",) and add.has_infer_shape and add.has_infer_dtype
+    attrs = softmax.describe().attrs
+    assert [(a.name, a.kind, a.required, a.has_default) for a in attrs] == [
+        ("scale", "Float", True, False), ("log", "Bool", False, True)]
+
+
+@pytest.mark.parametrize(("shape", "dtype", "key"), [
+    ((4, 100), torch.float32, 1),    # 400 floats: every core's length aligned
+    ((3, 37), torch.float16, 2),     # 111 halves: the last core has a tail
+    ((1000,), torch.int32, 1),
+    ((7,), torch.float32, 2),        # fewer elements than one 32-byte block
+    ((2, 3, 4096), torch.float16, 1),  # several UB tiles per core
+])
+def test_add_custom_matches_torch(add_custom, shape, dtype, key):
+    x, y = _random(shape, dtype), _random(shape, dtype)
+    run = add_custom.run(x, y)
+    assert run.plan.tiling_key == key
+    assert run.outputs[0].shape == x.shape and run.outputs[0].dtype == dtype
+    assert torch.equal(run.outputs[0], x + y)
+
+
+def test_tiling_bytes_have_the_layout_the_kernel_reads(add_custom, softmax):
+    plan = add_custom.plan(torch.zeros(3, 37, dtype=torch.float16), torch.zeros(3, 37, dtype=torch.float16))
+    total, block, last, tile = struct.unpack("<4I", plan.tiling)
+    assert (total, block, last, tile) == (111, 16, 111 - 6 * 16, 16)
+    assert plan.block_dim == 7 and plan.workspaces == (0,)
+    plan = softmax.plan(torch.zeros(100, 37), scale=0.25)
+    # shape[2], colsAligned, scale, logMode (+3 padding), RowSplit{formerNum, formerRows, tailRows}
+    rows, cols, aligned, scale, log, former_num, former_rows, tail_rows = struct.unpack("<3IfB3x3I", plan.tiling)
+    assert (rows, cols, aligned, scale, log) == (100, 37, 40, 0.25, 0)
+    assert (former_num, former_rows, tail_rows) == (100 % 48, 3, 2) and plan.block_dim == 48
+
+
+def test_the_launch_runs_the_branch_of_its_tiling_key(add_custom):
+    """A length with a tail launched with key 1 takes the DataCopy branch, which the simulator refuses."""
+    x = torch.randn(3, 37, dtype=torch.float16)
+    description = add_custom.describe()
+    plan = add_custom.plan(x, x)
+    kernel = add_custom._kernel(description, 0, plan.tiling_key)
+    z = torch.zeros_like(x)
+    workspace = torch.zeros(32, dtype=torch.uint8)
+    kernel.launch(plan.block_dim, x, x, z, workspace, plan.tiling, 2)
+    assert torch.equal(z, x + x)
+    with pytest.raises(SimulatorError) as caught:
+        kernel.launch(plan.block_dim, x, x, z, workspace, plan.tiling, 1)
+    assert caught.value.kind == "datacopy_alignment"
+    assert caught.value.file == "op_kernel/add_custom.cpp" and "DataCopy(" in caught.value.source_line
+
+
+KEYED_KERNEL = """
+#include "kernel_operator.h"
+using namespace AscendC;
+
+extern "C" __global__ __aicore__ void add_custom(GM_ADDR x, GM_ADDR y, GM_ADDR z, GM_ADDR workspace, GM_ADDR tiling)
+{
+    GET_TILING_DATA(t, tiling);
+    if (GetBlockIdx() != 0) {
+        return;  // scalar writes of several cores would share cache lines: core 0 does it all
+    }
+    GlobalTensor<DTYPE_X> xGm, yGm;
+    GlobalTensor<DTYPE_Z> zGm;
+    xGm.SetGlobalBuffer((__gm__ DTYPE_X *)x, t.totalLength);
+    yGm.SetGlobalBuffer((__gm__ DTYPE_Y *)y, t.totalLength);
+    zGm.SetGlobalBuffer((__gm__ DTYPE_Z *)z, t.totalLength);
+    for (uint32_t i = 0; i < t.totalLength; i++) {
+#if TILING_KEY_VAR == 1
+        zGm.SetValue(i, xGm.GetValue(i) + yGm.GetValue(i));
+#else
+        zGm.SetValue(i, xGm.GetValue(i) - yGm.GetValue(i));
+#endif
+    }
+}
+"""
+
+
+def test_a_kernel_testing_tiling_key_var_is_built_per_key():
+    host = PROJECTS / "add_custom" / "op_host"
+    project = OpProject.from_sources((host / "add_custom_tiling.h").read_text(), (host / "add_custom.cpp").read_text(),
+                                     KEYED_KERNEL, name="add_custom")
+    x, y = torch.randn(64), torch.randn(64)
+    assert torch.equal(project(x, y), x + y)            # key 1: 64 floats are 32-byte aligned
+    assert torch.equal(project(x[:7], y[:7]), x[:7] - y[:7])  # key 2: a tail
+
+
+@pytest.mark.parametrize(("shape", "scale", "log"), [
+    ((5, 37), 0.5, False),
+    ((100, 64), 2.0, True),       # more rows than cores: former and tail cores
+    ((2, 3, 200), 1.0, False),    # rows from every leading dim
+])
+def test_scaled_softmax_matches_torch(softmax, shape, scale, log):
+    x = torch.randn(shape)
+    y = softmax(x, scale=scale, log=log) if log else softmax(x, scale=scale)
+    expected = torch.log_softmax(x * scale, -1) if log else torch.softmax(x * scale, -1)
+    torch.testing.assert_close(y, expected, rtol=1e-5, atol=1e-6)
+
+
+def test_optional_input_and_user_workspace(probe):
+    x, bias = torch.randn(100), torch.randn(100)
+    run = probe.run(x, None, isolated=False)  # the host code in a child, the (trusted) kernel here
+    assert run.plan.workspaces == (16 * 1024 * 1024 + 400,)
+    assert torch.equal(run.outputs[0], x)
+    assert torch.equal(probe(x, bias), x + bias)
+
+
+def test_calls_that_do_not_match_the_opdef_name_the_fix(add_custom, softmax):
+    x32, x16 = torch.randn(8), torch.randn(8).half()
+    with pytest.raises(OpProjectError, match=r"declares no dtype combination for x=torch.float32, y=torch.float16"):
+        add_custom(x32, x16)
+    with pytest.raises(OpProjectError, match=r"\(DT_FLOAT16, DT_FLOAT16\) -> \(DT_FLOAT16\)"):
+        add_custom(x32.double(), x32.double())
+    with pytest.raises(OpProjectError, match=r"takes 2 inputs \(x, y\), got 1"):
+        add_custom(x32)
+    with pytest.raises(OpProjectError, match=r"input y is REQUIRED"):
+        add_custom(x32, None)
+    with pytest.raises(OpProjectError, match=r"attribute scale \(Float\) has no default value; pass scale="):
+        softmax(torch.randn(2, 8))
+    with pytest.raises(OpProjectError, match=r"attribute scale is declared Float; got 'big'"):
+        softmax(torch.randn(2, 8), scale="big")
+    with pytest.raises(OpProjectError, match=r"has no attribute temperature; its attributes: scale, log"):
+        softmax(torch.randn(2, 8), scale=1.0, temperature=2.0)
+    with pytest.raises(OpProjectError, match=r'ascend910b .* add this->AICore\(\).AddConfig\("ascend310p"\)'):
+        add_custom(x32, x32, soc="Ascend310P3")
+
+
+def test_what_the_tiling_func_decides_is_checked(add_custom, softmax):
+    with pytest.raises(OpProjectError, match=r"TilingFunc of ScaledSoftmaxCustom returned failure .* \[1, 20000\]"):
+        softmax(torch.randn(1, 20000), scale=1.0)
+    with pytest.raises(OpProjectError, match=r"TilingFunc of AddCustom set block dim 0"):
+        add_custom(torch.randn(0), torch.randn(0))
+
+
+@pytest.mark.parametrize(("mode", "message"), [
+    (3, r"HugeTilingData::SaveToBuffer: the TilingData is 70000 bytes, the buffer holds 65536"),
+    (4, r"GetAttrPointer<T>\(0\): attribute 'mode' is declared Int; read it as int64_t"),
+    (5, r"GetCoreMemSize: only CoreMemType::UB is simulated"),
+    (6, r"the op's host code threw probe asked to throw"),
+])
+def test_host_api_misuse_is_reported_by_name(probe, mode, message):
+    with pytest.raises(OpProjectError, match=message):
+        probe(torch.randn(8), None, mode=mode)
+
+
+def test_a_tiling_func_that_crashes_or_hangs_costs_only_its_child(probe, monkeypatch):
+    with pytest.raises(KernelCrashError, match=r"ProbeCustom \(its host code and kernel\) crashed its child"):
+        probe(torch.randn(8), None, mode=1)
+    with monkeypatch.context() as patched:
+        patched.setenv(config.RUN_TIMEOUT_ENV, "4")
+        with pytest.raises(KernelTimeoutError, match=r"ProbeCustom \(its host code and kernel\) did not finish"):
+            probe(torch.randn(8), None, mode=2)
+    x = torch.randn(8)
+    assert torch.equal(probe(x, None), x)  # this process and the project still work
+
+
+def test_kernel_diagnostics_name_the_op_kernel_line(probe):
+    with pytest.raises(SimulatorError) as caught:
+        probe(torch.randn(8), None, mode=7)
+    error = caught.value
+    assert error.kind == "gm_out_of_bounds" and error.file == "op_kernel/probe_custom.cpp"
+    assert "xGm.GetValue(i)" in error.source_line
+    kernel = (PROJECTS / "probe_custom/op_kernel/probe_custom.cpp").read_text().splitlines()
+    assert "xGm.GetValue(i)" in kernel[error.line - 1]
+
+
+@pytest.mark.unit
+def test_the_kernel_prelude_defines_the_combination(add_custom):
+    description = add_custom.describe()
+    source = kernel_source(description, 0, add_custom.tiling_header[1], add_custom.op_kernel[1])
+    assert "#define DTYPE_X half\n" in source and "#define ORIG_DTYPE_Z DT_FLOAT16\n" in source
+    assert "#define DT_FLOAT16 1\n" in source and "TILING_KEY_VAR" not in source
+    assert '#include "host/register/tilingdata_base.h"' in source
+    assert "\n#line 1\n" + add_custom.op_kernel[1] in source
+    keyed = kernel_source(description, 2, add_custom.tiling_header[1], add_custom.op_kernel[1], tiling_key=7)
+    assert "#define DTYPE_Y int32_t\n" in keyed and "#define TILING_KEY_VAR 7\n" in keyed

@@ -1,0 +1,449 @@
+"""Operator projects (the msopgen layout LLM kernel benchmarks ask for) on the simulator, called like custom ops.
+
+    project = OpProject.from_directory("add_custom")     # op_host/add_custom{_tiling.h,.cpp}, op_kernel/add_custom.cpp
+    z = project(x, y)                                    # attributes by name: project(x, scale=0.5)
+
+A call reads the OpDef (inputs, outputs, attributes, dtype combinations), runs the op's InferShape, InferDataType
+and TilingFunc for the inputs' shapes, dtypes and the attributes in a sandboxed child (op_host.py), builds the
+kernel for the dtype combination the inputs match (DTYPE_<NAME>/ORIG_DTYPE_<NAME> defined, GET_TILING_DATA
+reading the registered tiling struct), allocates the outputs, the workspace and the tiling bytes, and launches it
+with the block dim and tiling key the TilingFunc set (in a child too, unless ``isolated=False``).
+
+Output shapes: the op's InferShape when its OpDef sets one; else ``output_shapes=`` of the call; else each output
+takes the first input's shape. Output dtypes: the matched combination's. Outputs are filled with a poison value
+(NaN, or the integer minimum) before the launch, so that an element the kernel does not write never passes.
+The workspace is the sum of GetWorkspaceSizes (at least 32 bytes, so the kernel always gets a pointer).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from torch_ascendgen import config
+from torch_ascendgen.errors import KernelBuildError, OpProjectError, SimulatorError
+from torch_ascendgen.targets.runtime import build_runtime_module, use_runtime_module
+from torch_ascendgen.targets.sandbox import run_in_child
+from torch_ascendgen.targets.sim import op_host
+from torch_ascendgen.targets.sim.build import SimBuild, build_sim_kernel
+from torch_ascendgen.targets.sim.op_host import HostPlan, OpDescription, ParamDecl, TensorSpec
+from torch_ascendgen.targets.sim.simulator import RunReport, SimKernel, find_entry
+from torch_ascendgen.targets.soc import SocProfile, get_soc
+
+ENTRY = "ascendgen_op_entry"
+
+# ge::DataType: (value, the kernel's C type, torch dtype or None when torch has none the simulator takes)
+GE_DTYPES: dict[str, tuple[int, str, torch.dtype | None]] = {
+    "DT_FLOAT": (0, "float", torch.float32),
+    "DT_FLOAT16": (1, "half", torch.float16),
+    "DT_INT8": (2, "int8_t", torch.int8),
+    "DT_INT32": (3, "int32_t", torch.int32),
+    "DT_UINT8": (4, "uint8_t", torch.uint8),
+    "DT_INT16": (6, "int16_t", torch.int16),
+    "DT_UINT16": (7, "uint16_t", None),
+    "DT_UINT32": (8, "uint32_t", None),
+    "DT_INT64": (9, "int64_t", torch.int64),
+    "DT_UINT64": (10, "uint64_t", None),
+    "DT_DOUBLE": (11, "double", torch.float64),
+    "DT_BOOL": (12, "bool", torch.bool),
+    "DT_BF16": (27, "bfloat16_t", torch.bfloat16),
+}
+_BY_VALUE = {value: (name, ctype, dtype) for name, (value, ctype, dtype) in GE_DTYPES.items()}
+_BY_TORCH = {dtype: value for value, _, dtype in GE_DTYPES.values() if dtype is not None}
+PLAIN_FORMATS = {0: "FORMAT_NCHW", 1: "FORMAT_NHWC", 2: "FORMAT_ND", 16: "FORMAT_HWCN", 27: "FORMAT_NDHWC",
+                 30: "FORMAT_NCDHW"}  # row-major layouts: a contiguous tensor is all the simulator holds
+
+_TILING_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"](?:register/)?tilingdata_base\.h[>"]', re.M)
+_REGISTERED = re.compile(r"REGISTER_TILING_DATA_CLASS\s*\(\s*(\w+)\s*,\s*(\w+)\s*\)")
+
+
+def dtype_name(value: int) -> str:
+    return _BY_VALUE.get(value, (f"ge::DataType({value})",))[0]
+
+
+@dataclass(frozen=True)
+class OpRun:
+    """One call's outputs, what the host code decided and the launch's report."""
+
+    outputs: tuple[torch.Tensor, ...]
+    plan: HostPlan
+    report: RunReport
+
+
+@dataclass(frozen=True)
+class _Call:
+    """A call resolved against the OpDef: the matched combination and what goes to the host code."""
+
+    combo: int
+    inputs: tuple[torch.Tensor | None, ...]
+    input_specs: tuple[TensorSpec, ...]
+    output_specs: tuple[TensorSpec, ...]
+    attr_lines: tuple[str, ...]
+
+
+class OpProject:
+    """An operator project: tiling header, op_host source and op_kernel source, with their file names."""
+
+    def __init__(self, tiling_header: tuple[str, str], op_host: tuple[str, str], op_kernel: tuple[str, str],
+                 host_headers: Sequence[tuple[str, str]] = (), op_type: str | None = None):
+        self.tiling_header = tiling_header  # (file name in op_host/, text)
+        self.op_host = op_host
+        self.op_kernel = op_kernel
+        self.host_headers = tuple(host_headers)
+        self.op_type = op_type
+        self._kernels: dict[tuple, SimKernel] = {}
+
+    @classmethod
+    def from_sources(cls, tiling_header: str, op_host: str, op_kernel: str, *, name: str = "op",
+                     op_type: str | None = None) -> OpProject:
+        """A project from its three sources; ``name`` is the op's file name (add_custom)."""
+        return cls((f"{name}_tiling.h", tiling_header), (f"{name}.cpp", op_host), (f"{name}.cpp", op_kernel),
+                   op_type=op_type)
+
+    @classmethod
+    def from_directory(cls, path: str | Path, name: str | None = None, op_type: str | None = None) -> OpProject:
+        """A project laid out as msopgen does: op_host/<name>_tiling.h, op_host/<name>.cpp, op_kernel/<name>.cpp
+        (other op_host/*.h are given to the host build too)."""
+        root = Path(path)
+        kernels = sorted(p.stem for p in (root / "op_kernel").glob("*.cpp"))
+        if name is None and len(kernels) != 1:
+            raise OpProjectError(f"{root}/op_kernel holds {len(kernels)} kernels ({', '.join(kernels) or 'none'}); "
+                                 "pass name= to pick one")
+        name = name or kernels[0]
+        wanted = [root / "op_host" / f"{name}_tiling.h", root / "op_host" / f"{name}.cpp",
+                  root / "op_kernel" / f"{name}.cpp"]
+        missing = [str(p.relative_to(root)) for p in wanted if not p.is_file()]
+        if missing:
+            raise OpProjectError(f"the operator project {root} lacks {', '.join(missing)}")
+        headers = [(p.name, p.read_text()) for p in sorted((root / "op_host").glob("*.h")) if p != wanted[0]]
+        return cls(*((p.name, p.read_text()) for p in wanted), host_headers=headers, op_type=op_type)
+
+    # ---- the host half -----------------------------------------------------------------------------------
+
+    @functools.cached_property
+    def host_library(self) -> Path:
+        files = {f"op_host/{n}": t for n, t in (self.tiling_header, *self.host_headers, self.op_host)}
+        return op_host.build_op_host(files, f"op_host/{self.op_host[0]}")
+
+    def describe(self, soc: str | None = None) -> OpDescription:
+        """What the OpDef declares on ``soc`` (its AddConfig's own lists when it has any)."""
+        return self._describe(op_host.soc_family(self._soc(soc)))
+
+    @functools.lru_cache(maxsize=8)  # noqa: B019 -- one project object lives as long as its users
+    def _describe(self, family: str) -> OpDescription:
+        profile = next(p for p in _profiles() if op_host.soc_family(p) == family)
+        description = op_host.describe(self.host_library, profile, self.op_type)
+        _check_description(description)
+        return description
+
+    def plan(self, *inputs: torch.Tensor | None, soc: str | None = None,
+             output_shapes: Sequence[Sequence[int]] | None = None, **attrs: Any) -> HostPlan:
+        """What the op's host code (InferShape, InferDataType, TilingFunc) decides for these inputs."""
+        return self._plan(self._resolve(inputs, attrs, output_shapes, self._soc(soc)), self._soc(soc))[1]
+
+    # ---- a call ------------------------------------------------------------------------------------------
+
+    def __call__(self, *inputs: torch.Tensor | None, **attrs: Any) -> torch.Tensor | tuple[torch.Tensor, ...]:
+        outputs = self.run(*inputs, **attrs).outputs
+        return outputs[0] if len(outputs) == 1 else outputs
+
+    def run(self, *inputs: torch.Tensor | None, soc: str | None = None, isolated: bool = True,
+            output_shapes: Sequence[Sequence[int]] | None = None, **attrs: Any) -> OpRun:
+        """Run the op on CPU tensors (None for an OPTIONAL input left out); attributes by their OpDef names.
+
+        The host code and the kernel run in one sandboxed child. ``isolated=False`` launches the kernel in this
+        process (the host code still runs in a child): only for kernels you trust."""
+        profile = self._soc(soc)
+        call = self._resolve(inputs, attrs, output_shapes, profile)
+        description = self._describe(op_host.soc_family(profile))
+        if isolated and not self._per_key:
+            kernel = self._kernel(description, call.combo, 0)  # built here: the child may not write the cache
+            request, what = self._request(description, call, profile)
+            runtime = str(build_runtime_module())
+            plan, outputs, report = _unwrap(run_in_child(
+                _host_and_launch, str(self.host_library), request, what, description, call, kernel.build,
+                kernel.source, kernel.filename, profile.name, runtime, timeout=config.run_timeout_s(),
+                what=f"{description.op_type} (its host code and kernel)"))
+            return OpRun(tuple(outputs), plan, report)
+        description, plan = self._plan(call, profile)
+        kernel = self._kernel(description, call.combo, plan.tiling_key)
+        launch = kernel.launch_isolated if isolated else kernel.launch
+        outputs, args = _launch_args(description, call, plan)
+        return OpRun(tuple(outputs), plan, launch(plan.block_dim, *args, soc=profile.name))
+
+    def _soc(self, soc: str | None) -> SocProfile:
+        return get_soc(soc or config.default_soc())
+
+    def _resolve(self, inputs: Sequence, attrs: dict, output_shapes, profile: SocProfile) -> _Call:
+        description = self._describe(op_host.soc_family(profile))
+        _check_soc(description, profile)
+        tensors = _input_tensors(description, inputs)
+        combo = _match_combo(description, tensors)
+        input_specs = tuple(_spec(t, decl, combo) for t, decl in zip(tensors, description.inputs))
+        shapes = _fallback_output_shapes(description, tensors, output_shapes)
+        output_specs = tuple(TensorSpec(True, d.dtype_at(combo), d.format_at(combo), s)
+                             for d, s in zip(description.outputs, shapes))
+        return _Call(combo, tensors, input_specs, output_specs, tuple(_attr_lines(description, attrs)))
+
+    def _request(self, description: OpDescription, call: _Call, profile: SocProfile) -> tuple[str, str]:
+        request = op_host.run_request(profile, description.op_type, list(call.input_specs), list(call.output_specs),
+                                      list(call.attr_lines))
+        return request, f"the host code (InferShape, TilingFunc) of {description.op_type}"
+
+    def _plan(self, call: _Call, profile: SocProfile) -> tuple[OpDescription, HostPlan]:
+        description = self._describe(op_host.soc_family(profile))
+        request, what = self._request(description, call, profile)
+        plan = op_host.parse_plan(op_host.ask(self.host_library, request, what))
+        _check_plan(description, call, plan)
+        return description, plan
+
+    # ---- the kernel half ---------------------------------------------------------------------------------
+
+    @property
+    def _per_key(self) -> bool:
+        """The kernel tests TILING_KEY_VAR in the preprocessor: it is built once per tiling key."""
+        return "TILING_KEY_VAR" in self.op_kernel[1]
+
+    def _kernel(self, description: OpDescription, combo: int, tiling_key: int) -> SimKernel:
+        name, text = self.op_kernel
+        key = tiling_key if self._per_key else None
+        if (combo, key) not in self._kernels:
+            source = kernel_source(description, combo, self.tiling_header[1], text, key)
+            try:
+                build = build_sim_kernel(source, ENTRY)
+            except KernelBuildError as exc:
+                raise KernelBuildError(str(exc).replace("kernel.cpp", f"op_kernel/{name}"), exc.log.replace(
+                    "kernel.cpp", f"op_kernel/{name}"), exc.command) from None
+            self._kernels[(combo, key)] = SimKernel(build, text, f"op_kernel/{name}")
+        return self._kernels[(combo, key)]
+
+
+def kernel_source(description: OpDescription, combo: int, tiling_header: str, kernel: str,
+                  tiling_key: int | None = None) -> str:
+    """The kernel translation unit: a prelude (DT_*/DTYPE_*/ORIG_DTYPE_* for the combination, the registered tiling
+    struct), the tiling header, then the kernel at its own line numbers, then the entry that takes the key."""
+    if "GET_TILING_DATA(" in kernel and not any(op == description.op_type for op, _ in _REGISTERED.findall(
+            tiling_header)):
+        raise OpProjectError(f"the tiling header registers no TilingData class for {description.op_type}: add "
+                             f"REGISTER_TILING_DATA_CLASS({description.op_type}, <its TilingData class>)")
+    entry = find_entry(kernel)
+    lines = ["// torch_ascendgen operator-project prelude", '#include "kernel_operator.h"',
+             '#include "sim/op_project.h"']
+    lines += [f"#define {name} {value}" for name, (value, _, _) in GE_DTYPES.items()]
+    for decl in (*description.inputs, *description.outputs):
+        macro = re.sub(r"\W", "_", decl.name).upper()
+        name, ctype, _ = _BY_VALUE.get(decl.dtype_at(combo), ("DT_UNDEFINED", "void", None))
+        lines += [f"#define DTYPE_{macro} {ctype}", f"#define ORIG_DTYPE_{macro} {name}"]
+    registered = f"::optiling::ascendgen_registered_tiling_{description.op_type}::type"
+    lines.append(f"#define ASCENDGEN_OP_TILING_TYPE {registered}")
+    if tiling_key is not None:
+        lines.append(f"#define TILING_KEY_VAR {int(tiling_key)}")
+    header = _TILING_INCLUDE.sub('#include "host/register/tilingdata_base.h"', tiling_header)
+    lines += [header, "using namespace optiling;", "#line 1", kernel,
+              f"static constexpr auto& {ENTRY} = ::ascendc_sim::KeyedEntry<decltype({entry})>::call<&{entry}>;"]
+    return "\n".join(lines) + "\n"
+
+
+# ---- checks, each naming the problem and the fix -------------------------------------------------------------
+
+@functools.cache
+def _profiles() -> tuple[SocProfile, ...]:
+    from torch_ascendgen.targets.soc import SOCS
+
+    return tuple(SOCS.values())
+
+
+def _check_description(description: OpDescription) -> None:
+    op = description.op_type
+    for decl in (*description.inputs, *description.outputs):
+        if decl.param_type == "dynamic":
+            raise OpProjectError(f"{op}: {decl.name} is DYNAMIC (a tensor list); the simulator runs REQUIRED and "
+                                 "OPTIONAL tensors only")
+        if not decl.dtypes:
+            raise OpProjectError(f"{op}: {decl.name} declares no DataType({{...}}); list its dtypes")
+    counts = {len(d.dtypes) for d in (*description.inputs, *description.outputs) if not d.dtype_list}
+    if len(counts) > 1:
+        raise OpProjectError(f"{op}: the DataType lists have different lengths ({sorted(counts)}); every input and "
+                             "output lists one dtype per combination (or uses DataTypeList)")
+    untyped = [a.name for a in description.attrs if not a.kind]
+    if untyped:
+        raise OpProjectError(f"{op}: attribute(s) {', '.join(untyped)} declare no type (.Float(), .Int(), ...)")
+
+
+def _check_soc(description: OpDescription, profile: SocProfile) -> None:
+    family = op_host.soc_family(profile)
+    if description.configs and family not in description.configs:
+        raise OpProjectError(f"{description.op_type} is configured for {', '.join(description.configs)} "
+                             f"(AICore().AddConfig); the simulated SoC {profile.name} is {family}: add "
+                             f'this->AICore().AddConfig("{family}") or run on one of those SoCs (soc=)')
+
+
+def _input_tensors(description: OpDescription, inputs: Sequence) -> tuple[torch.Tensor | None, ...]:
+    names = [d.name for d in description.inputs]
+    if len(inputs) != len(names):
+        raise OpProjectError(f"{description.op_type} takes {len(names)} inputs ({', '.join(names)}), got "
+                             f"{len(inputs)}; pass None for an OPTIONAL input left out")
+    tensors = []
+    for decl, value in zip(description.inputs, inputs):
+        if value is None and decl.param_type != "optional":
+            raise OpProjectError(f"{description.op_type}: input {decl.name} is REQUIRED; pass a tensor")
+        if value is not None and (not isinstance(value, torch.Tensor) or value.device.type != "cpu"):
+            raise OpProjectError(f"{description.op_type}: input {decl.name} must be a CPU tensor, got "
+                                 f"{getattr(value, 'device', type(value).__name__)}")
+        tensors.append(None if value is None else value.contiguous())
+    return tuple(tensors)
+
+
+def _match_combo(description: OpDescription, tensors: Sequence[torch.Tensor | None]) -> int:
+    given = [(d, _BY_TORCH.get(t.dtype, -1)) for d, t in zip(description.inputs, tensors) if t is not None]
+    for combo in range(description.combo_count):
+        if all(decl.dtype_at(combo) == value for decl, value in given):
+            return combo
+    declared = "; ".join(_combo_text(description, c) for c in range(description.combo_count))
+    got = ", ".join(f"{d.name}={t.dtype}" for d, t in zip(description.inputs, tensors) if t is not None)
+    raise OpProjectError(f"{description.op_type} declares no dtype combination for {got}; it declares: {declared} "
+                         "(add the combination to every input's and output's DataType list, or cast the inputs)")
+
+
+def _combo_text(description: OpDescription, combo: int) -> str:
+    inputs = ", ".join(dtype_name(d.dtype_at(combo)) for d in description.inputs)
+    outputs = ", ".join(dtype_name(d.dtype_at(combo)) for d in description.outputs)
+    return f"({inputs}) -> ({outputs})"
+
+
+def _spec(tensor: torch.Tensor | None, decl: ParamDecl, combo: int) -> TensorSpec:
+    if tensor is None:
+        return TensorSpec(False, decl.dtype_at(combo), decl.format_at(combo))
+    fmt = decl.format_at(combo)
+    if fmt not in PLAIN_FORMATS:
+        raise OpProjectError(f"{decl.name}: format {fmt} of the matched combination is not simulated (plain "
+                             f"layouts only: {', '.join(PLAIN_FORMATS.values())})")
+    return TensorSpec(True, decl.dtype_at(combo), fmt, tuple(tensor.shape))
+
+
+def _fallback_output_shapes(description: OpDescription, tensors: Sequence[torch.Tensor | None],
+                            output_shapes) -> list[tuple[int, ...]]:
+    """Each output's shape when the op sets no InferShape: ``output_shapes``, else the first input's."""
+    if output_shapes is not None:
+        if len(output_shapes) != len(description.outputs):
+            raise OpProjectError(f"output_shapes= gives {len(output_shapes)} shapes; {description.op_type} has "
+                                 f"{len(description.outputs)} outputs")
+        return [tuple(int(d) for d in s) for s in output_shapes]
+    first = next((tuple(t.shape) for t in tensors if t is not None), ())
+    return [first] * len(description.outputs)
+
+
+def _attr_lines(description: OpDescription, attrs: dict) -> list[str]:
+    names = [a.name for a in description.attrs]
+    unknown = sorted(set(attrs) - set(names))
+    if unknown:
+        raise OpProjectError(f"{description.op_type} has no attribute {', '.join(unknown)}; its attributes: "
+                             f"{', '.join(names) or 'none'}")
+    lines = []
+    for index, decl in enumerate(description.attrs):
+        if decl.name in attrs:
+            lines.append(f"attr {index} {op_host.ATTR_KINDS.index(decl.kind)} {_attr_value(decl, attrs[decl.name])}")
+        elif not decl.has_default:
+            raise OpProjectError(f"{description.op_type}: attribute {decl.name} ({decl.kind}) has no default value; "
+                                 f"pass {decl.name}=")
+    return lines
+
+
+def _attr_value(decl, value: Any) -> str:
+    """The driver's text for one attribute value, checked against the declared kind."""
+    scalar = {"Bool": (bool,), "Int": (int,), "Float": (int, float), "String": (str,)}
+    kind = decl.kind
+    items = [value] if kind in scalar else value
+    element = scalar.get(kind) or scalar[{"ListInt": "Int", "ListFloat": "Float", "ListBool": "Bool"}[kind]]
+    ok = isinstance(items, (list, tuple)) and all(
+        isinstance(v, element) and (bool not in element or isinstance(v, bool)) and
+        (kind not in ("Int", "ListInt") or not isinstance(v, bool)) for v in items)
+    if not ok:
+        raise OpProjectError(f"attribute {decl.name} is declared {kind}; got {value!r}")
+    text = [_word(kind, v) for v in items]
+    return text[0] if kind in scalar else " ".join([str(len(text)), *text])
+
+
+def _word(kind: str, value: Any) -> str:
+    if "Float" in kind:
+        return float(value).hex()
+    if kind == "String":
+        return value.encode().hex() or "-"
+    return str(int(value))
+
+
+def _launch_args(description: OpDescription, call: _Call, plan: HostPlan) -> tuple[list[torch.Tensor], list]:
+    """The outputs (poisoned), and the kernel's arguments: inputs, outputs, workspace, tiling, then the key."""
+    outputs = []
+    for decl, spec, shape in zip(description.outputs, call.output_specs, plan.output_shapes):
+        dtype = _torch_dtype(spec.dtype, f"output {decl.name}")
+        outputs.append(torch.full(tuple(shape), _poison(dtype), dtype=dtype))
+    workspace = torch.zeros(max(sum(plan.workspaces), 32), dtype=torch.uint8)
+    return outputs, [*call.inputs, *outputs, workspace, plan.tiling or None, plan.tiling_key]
+
+
+def _host_and_launch(library: str, request: str, what: str, description: OpDescription, call: _Call, build: SimBuild,
+                     kernel_text: str, filename: str, soc: str, runtime: str) -> tuple:
+    """In the child: the host code's plan, then the launch. ((plan, outputs, report), None), or (None, (a
+    SimulatorError, its debug text)): the text goes as data, as pickling the error would drop it."""
+    answer = op_host.answer_in_child(library, request)
+    if answer.startswith("error "):
+        raise OpProjectError(f"{what}: {answer[6:].strip()}")
+    plan = op_host.parse_plan(answer)
+    _check_plan(description, call, plan)
+    outputs, args = _launch_args(description, call, plan)
+    use_runtime_module(runtime)
+    try:
+        report = SimKernel(build, kernel_text, filename).launch(plan.block_dim, *args, soc=soc)
+    except SimulatorError as exc:
+        return None, (exc, exc.debug_text)
+    return (plan, outputs, report), None
+
+
+def _unwrap(answer: Any) -> tuple:
+    """What _host_and_launch returned, or its SimulatorError raised with the launch's debug text."""
+    done, failure = answer
+    if failure is not None:
+        error, text = failure
+        error.debug_text = text
+        raise error
+    return done
+
+
+def _check_plan(description: OpDescription, call: _Call, plan: HostPlan) -> None:
+    op = description.op_type
+    if plan.status != 0:
+        shapes = ", ".join(str(list(s.shape)) for s in call.input_specs if s.present)
+        raise OpProjectError(f"TilingFunc of {op} returned failure (ge::graphStatus {plan.status}) for input shapes "
+                             f"{shapes}; these shapes or attributes are outside what its tiling handles")
+    if plan.block_dim == 0:
+        raise OpProjectError(f"TilingFunc of {op} set block dim 0 (context->SetBlockDim): the launch would run no "
+                             "core; set at least 1 (empty inputs need a kernel that handles them, or no launch)")
+    if plan.block_dim > 65535:
+        raise OpProjectError(f"TilingFunc of {op} set block dim {plan.block_dim}; at most 65535")
+    if description.has_infer_dtype:
+        for decl, spec, got in zip(description.outputs, call.output_specs, plan.output_dtypes):
+            if got != spec.dtype:
+                raise OpProjectError(f"{op}: InferDataType sets {decl.name} to {dtype_name(got)}, the matched dtype "
+                                     f"combination declares {dtype_name(spec.dtype)}")
+
+
+def _torch_dtype(value: int, what: str) -> torch.dtype:
+    dtype = _BY_VALUE.get(value, (None, None, None))[2]
+    if dtype is None:
+        raise OpProjectError(f"{what} is {dtype_name(value)}, which the simulator has no tensor type for")
+    return dtype
+
+
+def _poison(dtype: torch.dtype) -> float | int | bool:
+    if dtype.is_floating_point:
+        return float("nan")
+    if dtype == torch.bool:
+        return True
+    return torch.iinfo(dtype).min
