@@ -17,3 +17,5 @@
 #include "sim/tiling.h"
 #include "sim/std_utils.h"
 #include "sim/debug.h"
+// Kernel launch and host code (issue 14): static tensor programming.
+#include "sim/static_tensor.h"
