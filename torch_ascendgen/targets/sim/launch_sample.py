@@ -285,7 +285,8 @@ def _stage(staging: Path, sources: Mapping[str, str]) -> list[str]:
 def _compile(args: list[str], staging: Path, support) -> None:
     code, log = run_untrusted([config.cxx(), *args], staging, (sim_include_dir(), support.directory),
                               config.run_memory_bytes())
-    (staging / "build.log").open("a").write(log)
+    with (staging / "build.log").open("a") as kept:  # the whole output, for people
+        kept.write(log)
     if code is None:
         raise KernelBuildError(f"building the sample took longer than {config.build_timeout_s():.0f} s")
     if code != 0:
