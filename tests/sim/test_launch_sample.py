@@ -100,6 +100,7 @@ def test_template_entries_aclrt_launch_kernel_and_printf(template_build):
     assert run.debug_text == "[block 0] scale_kernel on 4 cores\n" * 2
     assert run.stdout.startswith(run.debug_text)  # as on the NPU, the kernel's printf reaches the screen
     assert f"first result {(xf[0] * 3 + 0.5).item():f}" in run.stdout
+    assert f"0.1 as aclFloat16: {torch.tensor(0.1).half().item():.10f}" in run.stdout  # 0.0999755859
 
 
 def test_template_entry_builds_directly_with_compile_kernel():
@@ -164,6 +165,12 @@ MISUSES = {
         "add_custom_do(blockDim, stream, xDevice, yDevice, zDevice);",
         "CHECK_ACL(aclrtFree(xDevice)); add_custom_do(blockDim, stream, xDevice, yDevice, zDevice);",
         "add_custom", "argument 0 points into device memory (aclrtMalloc) that was freed at main.cpp:", "507015"),
+    "aclInit twice": (
+        "CHECK_ACL(aclInit(nullptr));", "CHECK_ACL(aclInit(nullptr)); CHECK_ACL(aclInit(nullptr));",
+        "aclInit", "called a second time", "100002"),  # ACL_ERROR_REPEAT_INITIALIZE
+    "a device that does not exist": (
+        "int32_t deviceId = 0;", "int32_t deviceId = 1;",
+        "aclrtSetDevice", "device 1 does not exist", "107001"),  # ACL_ERROR_RT_INVALID_DEVICEID
     "no synchronize": (
         "CHECK_ACL(aclrtSynchronizeStream(stream));", "",
         "aclrtMemcpy", "src is device memory that kernel add_custom (launched at add_custom.cpp:", None),
@@ -176,7 +183,8 @@ def test_host_api_misuse_is_reported_at_the_host_line(misuse):
     sources = changed(add_sources(), "main.cpp", old, new)
     _, _, inputs = add_inputs()
     run = run_sample(build_sample(sources), inputs)
-    line = line_of(sources["main.cpp"], new or "aclrtMemcpy(zHost")
+    line = line_of(sources["main.cpp"], {"": "aclrtMemcpy(zHost", "int32_t deviceId = 1;": "aclrtSetDevice(deviceId)"}
+                   .get(new, new))
     found = [d for d in run.diagnostics if d.kind == "host_api_misuse" and d.where == api]
     assert found, run.stderr
     assert message in found[0].message
@@ -185,6 +193,17 @@ def test_host_api_misuse_is_reported_at_the_host_line(misuse):
     assert f"error: {api}: {found[0].message}" in run.stderr
     if error is not None:
         assert f"aclError:{error}" in run.stderr
+
+
+def test_cpu_debug_gm_misuse_is_reported_at_the_host_line():
+    sources = changed(add_sources(), "main.cpp", "AscendC::GmFree((void *)z);",
+                      "AscendC::GmFree((void *)z); AscendC::GmFree((void *)z); AscendC::GmAlloc(0);")
+    run = run_sample(build_sample(sources, cpu_debug=True), add_inputs()[2])
+    line = line_of(sources["main.cpp"], "AscendC::GmAlloc(0);")
+    assert [(d.where, d.file, d.line) for d in run.diagnostics] == [("GmFree", "main.cpp", line),
+                                                                    ("GmAlloc", "main.cpp", line)]
+    assert "was already freed at main.cpp:" in run.diagnostics[0].message
+    assert run.exit_status == 0 and run.launches[0].ok
 
 
 def test_exit_in_main_ends_the_sample_not_the_runner(npu_build):
