@@ -92,7 +92,7 @@ def test_template_entries_aclrt_launch_kernel_and_printf(template_build):
     xf = torch.randn(256, generator=torch.Generator().manual_seed(2))
     xh = torch.randn(256, generator=torch.Generator().manual_seed(3)).half()
     run = run_sample(template_build, {"input/x_float.bin": xf.numpy().tobytes(),
-                                      "input/x_half.bin": xh.numpy().tobytes()})
+                                      "input/x_half.bin": xh.numpy().tobytes()}, soc="Ascend910B4")
     assert run.exit_status == 0, run.stderr
     assert [launch.kernel for launch in run.launches] == ["scale_kernel<float>", "scale_kernel<half>", "offset_custom"]
     assert torch.equal(output(run, "output/y_float.bin", torch.float32), xf * 3 + 0.5)
@@ -100,6 +100,7 @@ def test_template_entries_aclrt_launch_kernel_and_printf(template_build):
     assert run.debug_text == "[block 0] scale_kernel on 4 cores\n" * 2
     assert run.stdout.startswith(run.debug_text)  # as on the NPU, the kernel's printf reaches the screen
     assert f"first result {(xf[0] * 3 + 0.5).item():f}" in run.stdout
+    assert "running on Ascend910B4\n" in run.stdout
     assert f"0.1 as aclFloat16: {torch.tensor(0.1).half().item():.10f}" in run.stdout  # 0.0999755859
 
 

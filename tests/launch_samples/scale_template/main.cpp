@@ -67,6 +67,7 @@ int main()
     Store("output/y_float.bin", yf.data(), yf.size());
     Store("output/y_half.bin", yh.data(), yh.size());
     printf("first result %f\n", *reinterpret_cast<float *>(yf.data()));
+    printf("running on %s\n", aclrtGetSocName());
     printf("0.1 as aclFloat16: %.10f\n", aclFloat16ToFloat(aclFloatToFloat16(0.1f)));
 
     for (uint8_t *p : {xfDev, yfDev, zfDev, xhDev, yhDev}) {

@@ -38,7 +38,7 @@ from torch_ascendgen import config
 from torch_ascendgen._paths import sim_include_dir
 from torch_ascendgen.errors import KernelArgumentError, KernelBuildError, KernelCrashError, KernelTimeoutError
 from torch_ascendgen.targets.sandbox import Worker
-from torch_ascendgen.targets.sim.build import build_flags, compile_flags, sim_headers_digest, sim_support
+from torch_ascendgen.targets.sim.build import build_flags, compile_flags, sim_headers_digest, sim_support, support_key
 from torch_ascendgen.targets.soc import get_soc
 from torch_ascendgen.targets.toolchain import (
     MANIFEST_FILE,
@@ -224,7 +224,7 @@ def _check_path(path: str) -> None:
 
 def sample_key(sources: Mapping[str, str], cpu_debug: bool) -> str:
     parts = {"sources": dict(sorted(sources.items())), "cpu_debug": cpu_debug, "headers": sim_headers_digest(),
-             "compiler": compiler_identity(config.cxx()), "flags": build_flags(), "support": sim_support().key}
+             "compiler": compiler_identity(config.cxx()), "flags": build_flags(), "support": support_key()}
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 
 
