@@ -223,6 +223,18 @@ def test_a_host_crash_is_a_clear_error_and_the_caller_survives(npu_build):
     assert run_sample(npu_build, add_inputs()[2]).exit_status == 0
 
 
+def test_host_code_touching_device_memory_faults_as_on_the_npu():
+    sources = changed(add_sources(), "main.cpp", "add_custom_do(blockDim, stream, xDevice, yDevice, zDevice);",
+                      "add_custom_do(blockDim, stream, xDevice, yDevice, zDevice); printf(\"%d\\n\", zDevice[64]);")
+    with pytest.raises(KernelCrashError, match="SIGSEGV") as raised:
+        run_sample(build_sample(sources), add_inputs()[2])
+    [diagnostic] = raised.value.diagnostics
+    assert (diagnostic.kind, diagnostic.where) == ("host_api_misuse", "host code")
+    assert diagnostic.message.startswith("host code read or wrote device memory directly: byte 64 of a 32768-byte "
+                                         "aclrtMalloc allocation")
+    assert "host code read or wrote device memory directly" in str(raised.value)
+
+
 def test_a_host_that_never_ends_times_out(npu_build):
     sources = changed(add_sources(), "main.cpp", "CHECK_ACL(aclInit(nullptr));",
                       'printf("spinning\\n"); for (volatile int i = 0; ; i = i + 1) {}')

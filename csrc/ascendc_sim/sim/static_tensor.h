@@ -1,5 +1,5 @@
-// Static tensor programming: LocalTensor(pos, addr, tileSize), LocalMemAllocator<Hardware::UB> and
-// InitSocState (LocalTensor构造函数.md, LocalMemAllocator简介.md, Alloc.md, InitSocState.md). Tensors are placed at
+// Static tensor programming: LocalTensor(pos, addr, tileSize), LocalMemAllocator<Hardware::UB> and InitSocState
+// (LocalTensor构造函数.md, LocalMemAllocator简介.md, Alloc.md, InitSocState.md). Tensors are placed at
 // UB addresses the kernel chooses, without TPipe or queues; the kernel synchronises the pipes itself
 // (SetFlag/WaitFlag), and the pipe-race check follows each static tensor address. Only UB is simulated:
 // the other Hardware places (L1, L0A/B/C, BIAS, FIXBUF) are reported as unsupported.

@@ -372,11 +372,13 @@ def _run_in_child(library: str, root: str, args: list[str], profile: dict) -> in
 
 
 def _with_output(exc: Exception, root: Path) -> Exception:
-    """``exc`` with the sample's stdout and stderr attached, and the end of its stderr in the message."""
+    """``exc`` with the sample's stdout, stderr and diagnostics attached, and the end of its stderr in the message
+    (where the shim's report of a host access to device memory is)."""
     stdout, stderr = _tail(root / "stdout.txt"), _tail(root / "stderr.txt")
     message = str(exc) + (f"\nthe sample's stderr ends:\n{stderr[-2000:]}" if stderr.strip() else "")
     error = type(exc)(message)
     error.stdout, error.stderr = stdout, stderr
+    error.diagnostics = _read_report(root / "report.tsv")[1]
     return error
 
 

@@ -4,6 +4,9 @@
 #include "runtime.h"
 
 #include <setjmp.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstdarg>
 #include <cstdio>
@@ -57,6 +60,7 @@ struct State {
     bool soc_known = false;
     FILE* report = nullptr;
     std::string last_error;
+    int device_access = 0;  // nesting depth of the runtime's own device memory accesses (DeviceAccess)
 };
 
 State& state() {
@@ -97,6 +101,56 @@ std::pair<const uintptr_t, Allocation>* find_allocation(const void* address) {
     if (after == allocations.begin()) return nullptr;
     auto& found = *std::prev(after);
     return at < found.first + std::max<size_t>(found.second.bytes, 1) ? &found : nullptr;
+}
+
+size_t mapped_bytes(size_t bytes) {
+    size_t page = size_t(sysconf(_SC_PAGESIZE));
+    return (bytes + page - 1) / page * page;
+}
+
+void protect_device_memory(int protection) {
+    for (const auto& [base, allocation] : state().allocations)
+        if (allocation.kind == MemoryKind::Device && !allocation.freed)
+            mprotect(reinterpret_cast<void*>(base), mapped_bytes(allocation.bytes), protection);
+}
+
+// Device memory is out of the host code's reach, as on the NPU: its pages are inaccessible except while the
+// runtime itself reads or writes it (a launch, a copy, a memset). The host touching it faults, and the fault
+// handler (on_fault) names the allocation.
+struct DeviceAccess {
+    DeviceAccess() {
+        if (state().device_access++ == 0) protect_device_memory(PROT_READ | PROT_WRITE);
+    }
+    ~DeviceAccess() {
+        if (--state().device_access == 0) protect_device_memory(PROT_NONE);
+    }
+};
+
+struct sigaction g_previous_fault_handler;
+
+// A fault in device memory is the host code dereferencing a device pointer: say so (stderr and the run report,
+// with fixed buffers and write(2) only), then fault again under the previous handler.
+void on_fault(int signal_number, siginfo_t* info, void* context) {
+    (void)context;
+    auto* found = find_allocation(info->si_addr);
+    if (found != nullptr && found->second.kind == MemoryKind::Device && state().device_access == 0) {
+        char text[400];
+        std::snprintf(text, sizeof text,
+                      "host code read or wrote device memory directly: byte %zu of a %zu-byte aclrtMalloc "
+                      "allocation%s. On the NPU the host cannot reach device memory; copy it with aclrtMemcpy and use "
+                      "the host copy",
+                      size_t(reinterpret_cast<uintptr_t>(info->si_addr) - found->first), found->second.bytes,
+                      found->second.freed ? " that was freed already" : "");
+        char line[512];
+        int length = std::snprintf(line, sizeof line, "[ascendc_sim] error: %s\n", text);
+        ssize_t ignored = write(2, line, size_t(std::min<int>(length, sizeof line - 1)));
+        if (state().report != nullptr) {
+            length = std::snprintf(line, sizeof line, "diagnostic\thost_api_misuse\t\t0\t-1\thost code\t%s\n", text);
+            ignored = write(fileno(state().report), line, size_t(std::min<int>(length, sizeof line - 1)));
+        }
+        (void)ignored;
+    }
+    sigaction(signal_number, &g_previous_fault_handler, nullptr);  // returning re-runs the access: it faults again
 }
 
 void take_debug_text(const std::string& kernel) {
@@ -285,11 +339,19 @@ void report_misuse(const Site& site, const char* api, const char* format, ...) {
 }
 
 void* allocate(size_t bytes, MemoryKind kind) {
-    size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
-    void* memory = std::aligned_alloc(kAlignment, rounded);
-    if (memory == nullptr) return nullptr;
-    std::memset(memory, kPoison, rounded);
     std::lock_guard<std::recursive_mutex> lock(state().mutex);
+    void* memory = nullptr;
+    if (kind == MemoryKind::Device) {  // pages of its own, inaccessible outside the runtime (DeviceAccess)
+        memory = mmap(nullptr, mapped_bytes(bytes), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (memory == MAP_FAILED) return nullptr;
+        std::memset(memory, kPoison, mapped_bytes(bytes));
+        if (state().device_access == 0) mprotect(memory, mapped_bytes(bytes), PROT_NONE);
+    } else {
+        size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
+        memory = std::aligned_alloc(kAlignment, rounded);
+        if (memory == nullptr) return nullptr;
+        std::memset(memory, kPoison, rounded);
+    }
     state().allocations[reinterpret_cast<uintptr_t>(memory)] = Allocation{bytes, kind, false, Site{}};
     return memory;
 }
@@ -319,7 +381,13 @@ int release(void* pointer, MemoryKind kind, const char* api, const Site& site) {
                       launch->site.file, launch->site.line);
     allocation.freed = true;
     allocation.freed_at = site;
-    std::memset(pointer, kPoison, allocation.bytes);
+    if (kind == MemoryKind::Device) {  // stays inaccessible for good: a later use faults or is reported
+        mprotect(pointer, mapped_bytes(allocation.bytes), PROT_READ | PROT_WRITE);
+        std::memset(pointer, kPoison, allocation.bytes);
+        mprotect(pointer, mapped_bytes(allocation.bytes), PROT_NONE);
+    } else {
+        std::memset(pointer, kPoison, allocation.bytes);
+    }
     return ACL_SUCCESS;
 }
 
@@ -335,7 +403,11 @@ int run_now(const KernelLaunch& launch) {
                              regions.data(), uint32_t(regions.size()), 0, 0, 0};
     SimLaunchResult result{};
     result.cores = cores.data();
-    int status = ascendc_sim::run_launch(launch.body, &request, &result);
+    int status = 0;
+    {
+        DeviceAccess access;
+        status = ascendc_sim::run_launch(launch.body, &request, &result);
+    }
     take_debug_text(launch.kernel);
     char estimate[64];
     std::snprintf(estimate, sizeof estimate, "%.1f", result.est_ns);
@@ -540,6 +612,7 @@ aclError aclrtMemcpy(void* dst, size_t destMax, const void* src, size_t count, a
     int status = check_copy_side(site, "aclrtMemcpy", "dst", dst, count, kind_of_destination(kind));
     if (status == ACL_SUCCESS) status = check_copy_side(site, "aclrtMemcpy", "src", src, count, kind_of_source(kind));
     if (status != ACL_SUCCESS) return status;
+    DeviceAccess access;
     std::memmove(dst, src, count);
     return ACL_SUCCESS;
 }
@@ -552,6 +625,7 @@ aclError aclrtMemset(void* devPtr, size_t maxCount, int32_t value, size_t count,
     }
     int status = check_copy_side(site, "aclrtMemset", "devPtr", devPtr, count, -1);
     if (status != ACL_SUCCESS) return status;
+    DeviceAccess access;
     std::memset(devPtr, value, count);
     return ACL_SUCCESS;
 }
@@ -591,9 +665,15 @@ extern "C" __attribute__((visibility("default"))) int ascendc_sample_run(int arg
     s.soc_known = true;
     s.report = std::fopen(report_path, "w");
     std::setvbuf(stdout, nullptr, _IOLBF, 0);  // what was printed survives a crash
+    struct sigaction fault_handler {};
+    fault_handler.sa_sigaction = on_fault;
+    fault_handler.sa_flags = SA_SIGINFO;
+    sigemptyset(&fault_handler.sa_mask);
+    sigaction(SIGSEGV, &fault_handler, &g_previous_fault_handler);
     g_in_sample = true;
     if (setjmp(g_exit_jump) == 0) g_exit_status = main(argc, argv);
     g_in_sample = false;
+    sigaction(SIGSEGV, &g_previous_fault_handler, nullptr);
     std::cout.flush();
     std::fflush(stdout);
     if (size_t pending = pending_count())
