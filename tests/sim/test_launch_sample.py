@@ -2,8 +2,9 @@
 
 The samples in tests/launch_samples are written in the tutorial style: add_custom (the NPU branch through the ACL
 runtime shim and a <<<>>> launcher, and the ASCENDC_CPU_DEBUG branch through GmAlloc/ICPU_RUN_KF) and
-scale_template (a template entry instantiated at its <<<>>> launch, ACLRT_LAUNCH_KERNEL, kernel printf). Each build
-happens once per session; the variants with a broken host or kernel are the same sample with one line changed.
+scale_template (a template entry instantiated at its <<<>>> launch, ACLRT_LAUNCH_KERNEL, kernel printf, events).
+Each build happens once per session; the variants with a broken host or kernel are the same sample with one line
+changed.
 """
 
 from __future__ import annotations
@@ -101,6 +102,8 @@ def test_template_entries_aclrt_launch_kernel_and_printf(template_build):
     assert run.stdout.startswith(run.debug_text)  # as on the NPU, the kernel's printf reaches the screen
     assert f"first result {(xf[0] * 3 + 0.5).item():f}" in run.stdout
     assert "running on Ascend910B4\n" in run.stdout
+    simulated_ms = sum(launch.estimated_ns for launch in run.launches) / 1e6  # events time the simulated NPU
+    assert f"three kernels took {simulated_ms:.6f} ms\n" in run.stdout
     assert f"0.1 as aclFloat16: {torch.tensor(0.1).half().item():.10f}" in run.stdout  # 0.0999755859
 
 

@@ -56,9 +56,20 @@ int main()
     CHECK_ACL(aclrtMemcpy(xfDev, xf.size(), xf.data(), xf.size(), ACL_MEMCPY_HOST_TO_DEVICE));
     CHECK_ACL(aclrtMemcpy(xhDev, xh.size(), xh.data(), xh.size(), ACL_MEMCPY_HOST_TO_DEVICE));
 
+    aclrtEvent start, end;
+    CHECK_ACL(aclrtCreateEvent(&start));
+    CHECK_ACL(aclrtCreateEvent(&end));
+    CHECK_ACL(aclrtRecordEvent(start, stream));
     scale_float_do(blockDim, stream, xfDev, yfDev, 3.0f, n);
     scale_half_do(blockDim, stream, xhDev, yhDev, 3.0f, n);
     ACLRT_LAUNCH_KERNEL(offset_custom)(blockDim, stream, yfDev, zfDev, 0.5f, n);
+    CHECK_ACL(aclrtRecordEvent(end, stream));
+    CHECK_ACL(aclrtSynchronizeEvent(end));
+    float ms = 0.0f;
+    CHECK_ACL(aclrtEventElapsedTime(&ms, start, end));
+    printf("three kernels took %.6f ms\n", ms);
+    CHECK_ACL(aclrtDestroyEvent(start));
+    CHECK_ACL(aclrtDestroyEvent(end));
     CHECK_ACL(aclrtSynchronizeStream(stream));
 
     std::vector<char> yf(xf.size()), yh(xh.size());

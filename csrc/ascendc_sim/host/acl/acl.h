@@ -68,6 +68,14 @@ aclError aclrtCreateStream(aclrtStream* stream, ASCENDC_SIM_HOST_SITE);
 aclError aclrtDestroyStream(aclrtStream stream, ASCENDC_SIM_HOST_SITE);
 aclError aclrtSynchronizeStream(aclrtStream stream, ASCENDC_SIM_HOST_SITE);
 
+// Events time the simulated device: aclrtEventElapsedTime is the cost model's estimate of the NPU time of the
+// launches between the two events, not the CPU time the simulation took.
+aclError aclrtCreateEvent(aclrtEvent* event, ASCENDC_SIM_HOST_SITE);
+aclError aclrtDestroyEvent(aclrtEvent event, ASCENDC_SIM_HOST_SITE);
+aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream, ASCENDC_SIM_HOST_SITE);
+aclError aclrtSynchronizeEvent(aclrtEvent event, ASCENDC_SIM_HOST_SITE);
+aclError aclrtEventElapsedTime(float* ms, aclrtEvent startEvent, aclrtEvent endEvent, ASCENDC_SIM_HOST_SITE);
+
 aclError aclrtMalloc(void** devPtr, size_t size, aclrtMemMallocPolicy policy, ASCENDC_SIM_HOST_SITE);
 aclError aclrtFree(void* devPtr, ASCENDC_SIM_HOST_SITE);
 aclError aclrtMallocHost(void** hostPtr, size_t size, ASCENDC_SIM_HOST_SITE);

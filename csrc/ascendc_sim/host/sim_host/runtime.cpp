@@ -44,8 +44,22 @@ struct Allocation {
     Site freed_at;
 };
 
+// An event: recorded on a stream as a marker among its launches, completed when the stream reaches it, at the
+// device's simulated time then (the cost model's estimates of the launches before it).
+struct Event {
+    bool recorded = false;
+    bool completed = false;
+    double time_ns = 0.0;
+};
+
+// What a stream holds until it is synchronised: a launch, or an event's marker (event != nullptr).
+struct Task {
+    KernelLaunch launch;
+    Event* event = nullptr;
+};
+
 struct Stream {
-    std::deque<KernelLaunch> pending;
+    std::deque<Task> pending;
 };
 
 struct State {
@@ -53,6 +67,8 @@ struct State {
     // Freed memory is kept (never reused in the run), so that a use after free is told apart from a stray pointer.
     std::map<uintptr_t, Allocation> allocations;
     std::map<void*, Stream> streams;  // nullptr: the default stream
+    std::map<void*, Event> events;
+    double device_ns = 0.0;  // the device's simulated time: the estimates of every launch run so far
     bool initialized = false;
     bool finalized = false;
     bool device_set = false;
@@ -228,21 +244,27 @@ bool check_launch(const KernelLaunch& launch) {
 // Pending launches whose pointer arguments reach the allocation at `base`.
 const KernelLaunch* pending_launch_on(uintptr_t base, size_t bytes) {
     for (const auto& [stream, queue] : state().streams)
-        for (const KernelLaunch& launch : queue.pending)
-            for (int index : launch.pointer_args) {
-                auto pointer = reinterpret_cast<uintptr_t>(*static_cast<void* const*>(launch.values[index]));
-                if (pointer >= base && pointer < base + std::max<size_t>(bytes, 1)) return &launch;
+        for (const Task& task : queue.pending)
+            for (int index : task.launch.pointer_args) {
+                auto pointer = reinterpret_cast<uintptr_t>(*static_cast<void* const*>(task.launch.values[index]));
+                if (pointer >= base && pointer < base + std::max<size_t>(bytes, 1)) return &task.launch;
             }
     return nullptr;
 }
 
-int drain(Stream& stream) {
+// Runs the stream's tasks in order, up to and including the marker of `until` (nullptr: all of them).
+int drain(Stream& stream, const Event* until = nullptr) {
     int status = ACL_SUCCESS;
     while (!stream.pending.empty()) {
-        KernelLaunch launch = std::move(stream.pending.front());
+        Task task = std::move(stream.pending.front());
         stream.pending.pop_front();
-        if (status != ACL_SUCCESS) continue;  // after a failed kernel the stream runs nothing more
-        status = run_now(launch);
+        if (task.event != nullptr) {
+            task.event->completed = true;
+            task.event->time_ns = state().device_ns;
+            if (task.event == until) break;
+        } else if (status == ACL_SUCCESS) {  // after a failed kernel the stream runs nothing more
+            status = run_now(task.launch);
+        }
     }
     return status;
 }
@@ -258,7 +280,8 @@ int drain_all() {
 
 size_t pending_count() {
     size_t count = 0;
-    for (const auto& [handle, stream] : state().streams) count += stream.pending.size();
+    for (const auto& [handle, stream] : state().streams)
+        for (const Task& task : stream.pending) count += task.event == nullptr;
     return count;
 }
 
@@ -412,7 +435,10 @@ int run_now(const KernelLaunch& launch) {
     char estimate[64];
     std::snprintf(estimate, sizeof estimate, "%.1f", result.est_ns);
     record({"launch", launch.kernel, std::to_string(launch.block_dim), status == 0 ? "ok" : "failed", estimate});
-    if (status == 0) return ACL_SUCCESS;
+    if (status == 0) {
+        state().device_ns += result.est_ns;
+        return ACL_SUCCESS;
+    }
     report_kernel_diagnostic(launch, result.diag);
     return ACL_ERROR_RT_AICORE_EXCEPTION;
 }
@@ -426,7 +452,7 @@ int enqueue(void* stream, KernelLaunch launch) {
         return ACL_ERROR_INVALID_PARAM;
     }
     if (!require_device(launch.site, launch.kernel.c_str())) return ACL_ERROR_RT_CONTEXT_NULL;
-    state().streams[stream].pending.push_back(std::move(launch));
+    state().streams[stream].pending.push_back(Task{std::move(launch), nullptr});
     return ACL_SUCCESS;
 }
 
@@ -572,6 +598,80 @@ aclError aclrtSynchronizeStream(aclrtStream stream, Site site) {
         return ACL_ERROR_INVALID_PARAM;
     }
     return drain(found->second);
+}
+
+aclError aclrtCreateEvent(aclrtEvent* event, Site site) {
+    if (event == nullptr) return ACL_ERROR_INVALID_PARAM;
+    std::lock_guard<std::recursive_mutex> lock(state().mutex);
+    if (!require_device(site, "aclrtCreateEvent")) return ACL_ERROR_RT_CONTEXT_NULL;
+    *event = new char;  // a unique handle
+    state().events[*event];
+    return ACL_SUCCESS;
+}
+
+namespace {
+Event* find_event(aclrtEvent event, const char* api, const Site& site) {
+    auto found = state().events.find(event);
+    if (event != nullptr && found != state().events.end()) return &found->second;
+    report_misuse(site, api, "not an event from aclrtCreateEvent (or destroyed already)");
+    return nullptr;
+}
+}  // namespace
+
+aclError aclrtDestroyEvent(aclrtEvent event, Site site) {
+    std::lock_guard<std::recursive_mutex> lock(state().mutex);
+    Event* found = find_event(event, "aclrtDestroyEvent", site);
+    if (found == nullptr) return ACL_ERROR_INVALID_PARAM;
+    if (found->recorded && !found->completed) {
+        report_misuse(site, "aclrtDestroyEvent", "the event's stream has not reached it yet: synchronise the event "
+                      "(aclrtSynchronizeEvent) before destroying it");
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    state().events.erase(event);
+    delete static_cast<char*>(event);
+    return ACL_SUCCESS;
+}
+
+aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream, Site site) {
+    std::lock_guard<std::recursive_mutex> lock(state().mutex);
+    Event* found = find_event(event, "aclrtRecordEvent", site);
+    if (found == nullptr) return ACL_ERROR_INVALID_PARAM;
+    auto queue = state().streams.find(stream);
+    if (queue == state().streams.end()) {
+        report_misuse(site, "aclrtRecordEvent", "not a stream from aclrtCreateStream (or destroyed already)");
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    *found = Event{true, false, 0.0};
+    queue->second.pending.push_back(Task{KernelLaunch{}, found});
+    return ACL_SUCCESS;
+}
+
+aclError aclrtSynchronizeEvent(aclrtEvent event, Site site) {
+    std::lock_guard<std::recursive_mutex> lock(state().mutex);
+    Event* found = find_event(event, "aclrtSynchronizeEvent", site);
+    if (found == nullptr) return ACL_ERROR_INVALID_PARAM;
+    int status = ACL_SUCCESS;
+    for (auto& [handle, stream] : state().streams)
+        for (const Task& task : stream.pending)
+            if (task.event == found) {
+                status = drain(stream, found);
+                return status;
+            }
+    return status;  // never recorded, or reached already: nothing to wait for
+}
+
+aclError aclrtEventElapsedTime(float* ms, aclrtEvent startEvent, aclrtEvent endEvent, Site site) {
+    std::lock_guard<std::recursive_mutex> lock(state().mutex);
+    Event* start = find_event(startEvent, "aclrtEventElapsedTime", site);
+    Event* end = start == nullptr ? nullptr : find_event(endEvent, "aclrtEventElapsedTime", site);
+    if (ms == nullptr || end == nullptr) return ACL_ERROR_INVALID_PARAM;
+    if (!start->completed || !end->completed) {
+        report_misuse(site, "aclrtEventElapsedTime", "both events must be recorded (aclrtRecordEvent) and reached "
+                      "(aclrtSynchronizeEvent or aclrtSynchronizeStream) first");
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    *ms = float((end->time_ns - start->time_ns) / 1e6);
+    return ACL_SUCCESS;
 }
 
 aclError aclrtMalloc(void** devPtr, size_t size, aclrtMemMallocPolicy policy, Site site) {
