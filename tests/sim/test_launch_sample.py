@@ -133,6 +133,19 @@ def test_launch_rewrite_keeps_lines_comments_and_strings():
     assert lines[4] == 'ascendc_sim_host::kernel_call(add, "add", 1, nullptr, nullptr)(x);'
 
 
+def test_asynchronous_copies_run_in_order_with_the_stream():
+    copy_x = "aclrtMemcpy(xDevice, inputByteSize, xHost, inputByteSize, ACL_MEMCPY_HOST_TO_DEVICE)"
+    sources = changed(add_sources(), "main.cpp", copy_x,
+                      copy_x.replace("aclrtMemcpy", "aclrtMemcpyAsync").replace(")", ", stream)"))
+    sources = changed(sources, "main.cpp", "CHECK_ACL(aclrtSynchronizeStream(stream));",
+                      "CHECK_ACL(aclrtMemcpyAsync(zHost, outputByteSize, zDevice, outputByteSize, "
+                      "ACL_MEMCPY_DEVICE_TO_HOST, stream)); CHECK_ACL(aclrtSynchronizeStream(stream));")
+    x, y, inputs = add_inputs(seed=4)
+    run = run_sample(build_sample(sources), inputs)
+    assert run.exit_status == 0 and run.diagnostics == [], run.stderr
+    assert torch.equal(output(run, "output/output_z.bin", torch.float16), x + y)
+
+
 def test_host_reading_a_missing_file_fails_like_the_sample_says(npu_build):
     run = run_sample(npu_build, {})
     assert run.exit_status == 1

@@ -82,6 +82,9 @@ aclError aclrtMallocHost(void** hostPtr, size_t size, ASCENDC_SIM_HOST_SITE);
 aclError aclrtFreeHost(void* hostPtr, ASCENDC_SIM_HOST_SITE);
 aclError aclrtMemcpy(void* dst, size_t destMax, const void* src, size_t count, aclrtMemcpyKind kind,
                      ASCENDC_SIM_HOST_SITE);
+// Queued on the stream like a launch: it happens when the stream is synchronised, in order with its launches.
+aclError aclrtMemcpyAsync(void* dst, size_t destMax, const void* src, size_t count, aclrtMemcpyKind kind,
+                          aclrtStream stream, ASCENDC_SIM_HOST_SITE);
 aclError aclrtMemset(void* devPtr, size_t maxCount, int32_t value, size_t count, ASCENDC_SIM_HOST_SITE);
 
 aclFloat16 aclFloatToFloat16(float value);

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <mutex>
@@ -56,6 +57,7 @@ struct Event {
 struct Task {
     KernelLaunch launch;
     Event* event = nullptr;
+    std::function<int()> copy;  // an asynchronous copy (aclrtMemcpyAsync), when set
 };
 
 struct Stream {
@@ -263,7 +265,7 @@ int drain(Stream& stream, const Event* until = nullptr) {
             task.event->time_ns = state().device_ns;
             if (task.event == until) break;
         } else if (status == ACL_SUCCESS) {  // after a failed kernel the stream runs nothing more
-            status = run_now(task.launch);
+            status = task.copy ? task.copy() : run_now(task.launch);
         }
     }
     return status;
@@ -281,7 +283,7 @@ int drain_all() {
 size_t pending_count() {
     size_t count = 0;
     for (const auto& [handle, stream] : state().streams)
-        for (const Task& task : stream.pending) count += task.event == nullptr;
+        for (const Task& task : stream.pending) count += task.event == nullptr && !task.copy;
     return count;
 }
 
@@ -294,7 +296,7 @@ bool require_device(const Site& site, const char* api) {
 // [pointer, pointer + bytes) checked as one side of a copy. `want` is what the copy kind says it is
 // (Device or Host), or -1 when the kind says nothing. Returns an aclError.
 int check_copy_side(const Site& site, const char* api, const char* side, const void* pointer, size_t bytes,
-                    int want) {
+                    int want, bool race_check = true) {
     auto* found = find_allocation(pointer);
     bool device = found != nullptr && found->second.kind != MemoryKind::Host;
     if (found != nullptr && found->second.freed) {
@@ -320,7 +322,7 @@ int check_copy_side(const Site& site, const char* api, const char* side, const v
                           size_t(begin + bytes - found->second.bytes));
             return ACL_ERROR_INVALID_PARAM;
         }
-        if (device) {
+        if (device && race_check) {
             if (const KernelLaunch* launch = pending_launch_on(found->first, found->second.bytes))
                 report_misuse(site, api, "%s is device memory that kernel %s (launched at %s:%d) uses, and its "
                               "stream has not been synchronised: the copy races the kernel. Call "
@@ -698,22 +700,54 @@ aclError aclrtMallocHost(void** hostPtr, size_t size, Site site) {
 
 aclError aclrtFreeHost(void* hostPtr, Site site) { return release(hostPtr, MemoryKind::Host, "aclrtFreeHost", site); }
 
-aclError aclrtMemcpy(void* dst, size_t destMax, const void* src, size_t count, aclrtMemcpyKind kind, Site site) {
-    std::lock_guard<std::recursive_mutex> lock(state().mutex);
+namespace {
+// The checks of a copy (aclrtMemcpy.md): pointers, count within destMax, each side inside its allocation and of the
+// kind the copy says. `race_check`: also report device memory a queued launch uses (a synchronous copy races it).
+int check_copy(const Site& site, const char* api, void* dst, size_t destMax, const void* src, size_t count,
+               aclrtMemcpyKind kind, bool race_check) {
     if (dst == nullptr || src == nullptr || kind < ACL_MEMCPY_HOST_TO_HOST || kind > ACL_MEMCPY_DEFAULT) {
-        report_misuse(site, "aclrtMemcpy", "%s", dst == nullptr ? "dst is null" : src == nullptr ? "src is null"
-                                                                                                 : "unknown copy kind");
+        report_misuse(site, api, "%s", dst == nullptr ? "dst is null" : src == nullptr ? "src is null"
+                                                                                       : "unknown copy kind");
         return ACL_ERROR_INVALID_PARAM;
     }
     if (count > destMax) {
-        report_misuse(site, "aclrtMemcpy", "count %zu is more than destMax %zu", count, destMax);
+        report_misuse(site, api, "count %zu is more than destMax %zu", count, destMax);
         return ACL_ERROR_INVALID_PARAM;
     }
-    int status = check_copy_side(site, "aclrtMemcpy", "dst", dst, count, kind_of_destination(kind));
-    if (status == ACL_SUCCESS) status = check_copy_side(site, "aclrtMemcpy", "src", src, count, kind_of_source(kind));
+    int status = check_copy_side(site, api, "dst", dst, count, kind_of_destination(kind), race_check);
+    if (status == ACL_SUCCESS) status = check_copy_side(site, api, "src", src, count, kind_of_source(kind), race_check);
+    return status;
+}
+}  // namespace
+
+aclError aclrtMemcpy(void* dst, size_t destMax, const void* src, size_t count, aclrtMemcpyKind kind, Site site) {
+    std::lock_guard<std::recursive_mutex> lock(state().mutex);
+    int status = check_copy(site, "aclrtMemcpy", dst, destMax, src, count, kind, true);
     if (status != ACL_SUCCESS) return status;
     DeviceAccess access;
     std::memmove(dst, src, count);
+    return ACL_SUCCESS;
+}
+
+aclError aclrtMemcpyAsync(void* dst, size_t destMax, const void* src, size_t count, aclrtMemcpyKind kind,
+                          aclrtStream stream, Site site) {
+    std::lock_guard<std::recursive_mutex> lock(state().mutex);
+    auto queue = state().streams.find(stream);
+    if (queue == state().streams.end()) {
+        report_misuse(site, "aclrtMemcpyAsync", "not a stream from aclrtCreateStream (or destroyed already)");
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    int status = check_copy(site, "aclrtMemcpyAsync", dst, destMax, src, count, kind, false);
+    if (status != ACL_SUCCESS) return status;
+    Task task;
+    task.copy = [=]() {  // checked again when the stream reaches it: the memory may have been freed since
+        int checked = check_copy(site, "aclrtMemcpyAsync", dst, destMax, src, count, kind, false);
+        if (checked != ACL_SUCCESS) return checked;
+        DeviceAccess access;
+        std::memmove(dst, src, count);
+        return int(ACL_SUCCESS);
+    };
+    queue->second.pending.push_back(std::move(task));
     return ACL_SUCCESS;
 }
 
