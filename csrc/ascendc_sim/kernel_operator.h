@@ -34,3 +34,5 @@
 #include "sim/bilinear.h"
 #include "sim/scalar_ops.h"
 #include "sim/system_vars.h"
+// Kernel launch and host code (issue 14): static tensor programming.
+#include "sim/static_tensor.h"

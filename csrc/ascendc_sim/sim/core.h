@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <map>
 #include <mutex>
 #include <vector>
 
@@ -98,6 +99,9 @@ struct CoreState {
     bool has_deferred = false;
     SimError deferred;
     void* current_pipe = nullptr;
+    // Static tensor programming (static_tensor.h): whether InitSocState ran, and one timing per static tensor address.
+    bool soc_state_initialized = false;
+    std::map<uint32_t, BufferTiming> static_timings;
 
     const SimSocProfile& soc() const { return *launch->soc; }
 

@@ -52,13 +52,14 @@ int run_launch(BlockBody body, const SimLaunchRequest* request, SimLaunchResult*
 
 #define ASCENDC_SIM_EXPORT __attribute__((visibility("default")))
 
-// Written by the build after the kernel source: exports the entry through the launch ABI.
-#define ASCENDC_SIM_EXPORT_KERNEL(entry)                                                                       \
-    static void ascendc_sim_block_body(void** values) { ascendc_sim::call_entry(&entry, values); }             \
+// Written by the build after the kernel source: exports the entry through the launch ABI. Variadic, so
+// that a template entry's arguments may hold commas (add_kernel<float, 8>).
+#define ASCENDC_SIM_EXPORT_KERNEL(...)                                                                       \
+    static void ascendc_sim_block_body(void** values) { ascendc_sim::call_entry(&__VA_ARGS__, values); }             \
     extern "C" ASCENDC_SIM_EXPORT int ascendc_sim_abi_version() { return ASCENDC_SIM_ABI_VERSION; }              \
-    extern "C" ASCENDC_SIM_EXPORT const char* ascendc_sim_kernel_name() { return #entry; }                      \
+    extern "C" ASCENDC_SIM_EXPORT const char* ascendc_sim_kernel_name() { return #__VA_ARGS__; }                      \
     extern "C" ASCENDC_SIM_EXPORT int ascendc_sim_kernel_args(const SimArgInfo** out) {                         \
-        return ascendc_sim::signature_of(&entry, out);                                                         \
+        return ascendc_sim::signature_of(&__VA_ARGS__, out);                                                         \
     }                                                                                                          \
     extern "C" ASCENDC_SIM_EXPORT int ascendc_sim_op_count() { return int(ascendc_sim::OpId::Count); }         \
     extern "C" ASCENDC_SIM_EXPORT const char* ascendc_sim_op_name(int op) {                                     \

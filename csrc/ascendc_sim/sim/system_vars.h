@@ -1,5 +1,5 @@
 // The 系统变量访问 chapter beyond GetBlockIdx/GetBlockNum/GetSubBlockIdx (pipe.h): GetSystemCycle,
-// GetArchVersion, GetDataBlockSizeInBytes, GetSubBlockNum, GetProgramCounter, InitSocState.
+// GetArchVersion, GetDataBlockSizeInBytes, GetSubBlockNum, GetProgramCounter (InitSocState: static_tensor.h).
 //
 // From asc-devkit v8.5.0 GetSystemCycle(ISASI).md, GetArchVersion.md, GetDataBlockSizeInBytes.md,
 // GetSubBlockNum(ISASI).md, GetProgramCounter(ISASI).md, InitSocState.md:
@@ -12,8 +12,6 @@
 //   simulator runs (GetSubBlockIdx is 0).
 // - GetProgramCounter: the simulator has no program counter; it returns a stand-in that differs
 //   from line to line of the kernel (0x1000 + 4 * line), never a real address.
-// - InitSocState: the core's global state back to its power-on values: the vector mask (normal mode,
-//   all lanes) and no atomic mode.
 #pragma once
 #include "vector_ops.h"
 
@@ -36,15 +34,6 @@ inline int64_t GetSubBlockNum() { return 1; }
 inline int64_t GetProgramCounter(ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
     ascendc_sim::core(loc);
     return 0x1000 + 4 * static_cast<int64_t>(loc.line);
-}
-
-inline void InitSocState(ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
-    ascendc_sim::CoreState& c = ascendc_sim::core(loc);
-    sim_detail::MaskRegister& m = sim_detail::write_mask_register(c);
-    m.counter = false;
-    m.hi = ~0ull;
-    m.lo = ~0ull;
-    c.atomic_mode = 0;
 }
 
 }  // namespace AscendC

@@ -9,6 +9,17 @@ enum class TPosition : uint8_t {
     C2PIPE2GM, C2PIPE2LOCAL, MAX,
 };
 using QuePosition = TPosition;
+template <typename T>
+class LocalTensor;
+}  // namespace AscendC
+
+namespace ascendc_sim {
+// Static tensor programming (static_tensor.h): the tensor at UB bytes [addr, addr + tileSize * sizeof(T)).
+template <typename T>
+AscendC::LocalTensor<T> static_tensor_at(AscendC::TPosition pos, uint32_t addr, uint32_t tileSize, Loc loc);
+}  // namespace ascendc_sim
+
+namespace AscendC {
 
 constexpr int32_t K_MAX_DIM = 8;
 
@@ -55,6 +66,9 @@ public:
     LocalTensor() = default;
     LocalTensor(T* data, uint32_t size, TPosition position, ascendc_sim::BufferTiming* timing, const void* owner)
         : data_(data), size_(size), position_(position), timing_(timing), owner_(owner) {}
+    // Static tensor programming (LocalTensor构造函数.md): the tensor at a UB address, for LocalMemAllocator-style code.
+    LocalTensor(TPosition pos, uint32_t addr, uint32_t tileSize, ascendc_sim::Loc loc = ascendc_sim::Loc::here())
+        : LocalTensor(ascendc_sim::static_tensor_at<T>(pos, addr, tileSize, loc)) {}
 
     // A view starting `offset` elements in; an offset past the end gives an empty view, which the
     // next instruction that uses it reports with its line.

@@ -5,8 +5,10 @@
 #include <cstring>
 #include <type_traits>
 
-#ifndef ASCENDC_CPU_DEBUG
-#define ASCENDC_CPU_DEBUG 1  // kernel files guard their <<<>>> launch wrappers with this
+// Kernel files guard their <<<>>> launch wrappers with this. A kernel-launch sample built for its NPU branch
+// (launch_sample.py) keeps the wrappers: the sample build rewrites <<<>>> into a simulator launch.
+#if !defined(ASCENDC_CPU_DEBUG) && !defined(ASCENDC_SIM_SAMPLE_NPU_BRANCH)
+#define ASCENDC_CPU_DEBUG 1
 #endif
 #define ASCENDC_SIM 1
 

@@ -37,6 +37,13 @@ _KIND_NAMES = {ARG_POINTER: "pointer (GM_ADDR)", ARG_INT: "signed integer", ARG_
 _ENTRY_RE = re.compile(
     r'extern\s+"C"\s+(?:__global__\s+|__aicore__\s+|__vector__\s+|__cube__\s+|inline\s+)*void\s+([A-Za-z_]\w*)\s*\('
 )
+# A template kernel entry (template <typename T> __global__ __aicore__ void add_kernel(...)): built by naming one
+# instantiation, compile_kernel(source, entry="add_kernel<float>").
+_TEMPLATE_ENTRY_RE = re.compile(
+    r"template\s*<[^;{}]*>\s*(?:__global__\s+|__aicore__\s+|__vector__\s+|__cube__\s+|inline\s+)+void\s+"
+    r"([A-Za-z_]\w*)\s*\("
+)
+_ENTRY_NAME_RE = re.compile(r"[A-Za-z_]\w*(?:<[\w :,<>*]*>)?")  # a C identifier, or one template instantiation
 
 DEBUG_TAIL_CHARS = 600  # of a failed launch's debug text quoted in its error message
 
@@ -85,6 +92,12 @@ def find_entry(source: str) -> str:
     names = list(dict.fromkeys(_ENTRY_RE.findall(source)))
     if len(names) == 1:
         return names[0]
+    templates = list(dict.fromkeys(_TEMPLATE_ENTRY_RE.findall(source)))
+    if not names and templates:
+        raise KernelArgumentError(
+            f"the kernel entry {templates[0]} is a template: name the instantiation to build, as in "
+            f"entry=\"{templates[0]}<float>\""
+        )
     if not names:
         raise KernelArgumentError(
             'no kernel entry found: declare one as extern "C" __global__ __aicore__ void name(GM_ADDR ...)'
@@ -236,8 +249,8 @@ def compile_kernel(source: str, entry: str | None = None, *, filename: str = "ke
     kernel contract (generate.py), whose host tiling function is then exported too.
     """
     name = entry or find_entry(source)
-    if not re.fullmatch(r"[A-Za-z_]\w*", name):
-        raise KernelArgumentError(f"entry {name!r} is not a C identifier")
+    if not _ENTRY_NAME_RE.fullmatch(name):
+        raise KernelArgumentError(f"entry {name!r} is not a C identifier or a template instantiation (name<T>)")
     built = source + CONTRACT_EXPORT if contract else source
     return SimKernel(build_sim_kernel(built, name), source, filename)
 
