@@ -24,14 +24,16 @@ import json
 import os
 import shutil
 import time
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from filelock import FileLock
 
 from torch_ascendgen import config
 from torch_ascendgen._paths import sim_include_dir
+from torch_ascendgen.errors import KernelArgumentError
 from torch_ascendgen.targets.toolchain import (
     KERNEL_FILE,
     KERNEL_FLAGS,
@@ -106,10 +108,11 @@ def support_key() -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 
 
-def build_key(source: str, entry: str) -> str:
+def build_key(source: str, entry: str, headers: Mapping[str, str] | None = None) -> str:
     parts = {
         "source": source,
         "entry": entry,
+        "local_headers": sorted((headers or {}).items()),
         "headers": sim_headers_digest(),
         "compiler": compiler_identity(config.cxx()),
         "flags": build_flags(),
@@ -122,9 +125,13 @@ def builds_root() -> Path:
     return config.cache_dir() / "sim" / "builds"
 
 
-def build_sim_kernel(source: str, entry: str) -> SimBuild:
-    """Compile ``source`` with the simulator headers; reuse an identical earlier build."""
-    key = build_key(source, entry)
+def build_sim_kernel(source: str, entry: str, headers: Mapping[str, str] | None = None) -> SimBuild:
+    """Compile ``source`` with the simulator headers; reuse an identical earlier build.
+
+    ``headers``: the kernel's own headers, by the path its ``#include "..."`` lines name them relative to the
+    kernel's directory (``../`` first allowed, as in ``"../common/util.h"``), and their text."""
+    layout = header_layout(headers or {})
+    key = build_key(source, entry, headers)
     directory = builds_root() / key[:2] / key
     if _complete(directory):
         return SimBuild(entry, key, directory, directory / LIBRARY_FILE, 0.0, True)
@@ -133,7 +140,7 @@ def build_sim_kernel(source: str, entry: str) -> SimBuild:
     with FileLock(str(directory) + ".lock"):
         if _complete(directory):
             return SimBuild(entry, key, directory, directory / LIBRARY_FILE, 0.0, True)
-        seconds = _build_into(directory, source, entry, support)
+        seconds = _build_into(directory, source, entry, support, layout)
     return SimBuild(entry, key, directory, directory / LIBRARY_FILE, seconds, False)
 
 
@@ -196,14 +203,69 @@ def _complete(directory: Path) -> bool:
     return (directory / MANIFEST_FILE).is_file() and (directory / LIBRARY_FILE).is_file()
 
 
-def _build_into(directory: Path, source: str, entry: str, support: SimSupport) -> float:
+@dataclass(frozen=True)
+class HeaderLayout:
+    """Where a kernel's own headers go in the staging directory: ``files`` by staging-relative path, and the
+    directory standing for the kernel's own (searched by -iquote), deep enough that every ``../`` stays inside."""
+
+    files: dict[str, str]
+    kernel_dir: str | None  # None: no headers
+
+
+HEADERS_DIR = "local_headers"
+
+
+def header_layout(headers: Mapping[str, str]) -> HeaderLayout:
+    """Validate the header names (plain relative paths, ``../`` only in front) and lay them out."""
+    parts = {name: _header_parts(name) for name in headers}
+    if not parts:
+        return HeaderLayout({}, None)
+    depth = max(_ups(p) for p in parts.values())
+    kernel_dir = PurePosixPath(HEADERS_DIR, *(["_"] * depth))
+    files = {}
+    for name, text in headers.items():
+        if not isinstance(text, str):
+            raise KernelArgumentError(f"header {name!r}: its text must be a str, got {type(text).__name__}")
+        rest = parts[name]
+        ups = _ups(rest)
+        where = PurePosixPath(*kernel_dir.parts[:len(kernel_dir.parts) - ups], *rest[ups:])
+        if str(where) in files:
+            raise KernelArgumentError(f"header {name!r} names the same file as another header")
+        files[str(where)] = text
+    return HeaderLayout(files, str(kernel_dir))
+
+
+def _ups(parts: tuple[str, ...]) -> int:
+    return next((i for i, part in enumerate(parts) if part != ".."), len(parts))
+
+
+def _header_parts(name: str) -> tuple[str, ...]:
+    parts = tuple(name.split("/")) if isinstance(name, str) else ()
+    ups = _ups(parts)
+    rest = parts[ups:]
+    if (not rest or "\\" in name or "\0" in name or name.startswith("/")
+            or any(part in ("", ".", "..") or part.startswith("-") for part in rest)):
+        raise KernelArgumentError(
+            f"header name {name!r} is not a plain relative path (like \"tiling.h\", \"lib/util.h\" or "
+            "\"../common/util.h\")")
+    return parts
+
+
+def _build_into(directory: Path, source: str, entry: str, support: SimSupport, layout: HeaderLayout) -> float:
     with staged(directory) as staging:
         (staging / KERNEL_FILE).write_text(source)
         (staging / EXPORT_FILE).write_text(EXPORT_SHIM.format(kernel=KERNEL_FILE, entry=entry))
+        for name, text in layout.files.items():
+            (staging / name).parent.mkdir(parents=True, exist_ok=True)
+            (staging / name).write_text(text)
+        local = []
+        if layout.kernel_dir is not None:
+            (staging / layout.kernel_dir).mkdir(parents=True, exist_ok=True)
+            local = ["-iquote", layout.kernel_dir]
         prelude = ["-include", str(support.prelude)] if support.prelude else []
         started = time.perf_counter()
         log = compile_shared(
-            [*build_flags(), f"-I{sim_include_dir()}", *prelude, EXPORT_FILE, str(support.launch_object),
+            [*build_flags(), *local, f"-I{sim_include_dir()}", *prelude, EXPORT_FILE, str(support.launch_object),
              "-o", LIBRARY_FILE],
             staging, f"kernel {entry}", untrusted_build(support),
         )
