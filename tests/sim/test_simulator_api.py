@@ -193,3 +193,33 @@ def test_without_its_header_a_kernel_fails_to_build():
 def test_a_header_name_must_be_a_plain_relative_path(name):
     with pytest.raises(KernelArgumentError, match="plain relative path"):
         compile_kernel(HEADER_KERNEL, headers={**HEADERS, name: "#pragma once\n"})
+
+
+TWO_OUTPUTS = r"""
+#include "kernel_operator.h"
+using namespace AscendC;
+
+extern "C" __global__ __aicore__ void two_outputs(GM_ADDR a, GM_ADDR b)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> buf;
+    GlobalTensor<int32_t> aGm, bGm;
+    aGm.SetGlobalBuffer((__gm__ int32_t*)a);
+    bGm.SetGlobalBuffer((__gm__ int32_t*)b);
+    pipe.InitBuffer(buf, 64);
+    LocalTensor<int32_t> t = buf.Get<int32_t>();
+    Duplicate(t, 1, 8);
+    Duplicate(t[8], 2, 8);
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(aGm, t, 8);
+    DataCopy(bGm, t[8], 8);
+}
+"""
+
+
+def test_outputs_that_start_equal_stay_separate_buffers_in_the_child():
+    """Two zeroed outputs hold the same bytes: the sandboxed launch must still hand the kernel two buffers."""
+    kernel = compile_kernel(TWO_OUTPUTS)
+    a, b = torch.zeros(8, dtype=torch.int32), torch.zeros(8, dtype=torch.int32)
+    kernel.launch_isolated(1, a, b)
+    assert a.tolist() == [1] * 8 and b.tolist() == [2] * 8
