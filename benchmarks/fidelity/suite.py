@@ -1,0 +1,392 @@
+"""The fidelity suite: public AscendC kernels, compiled unmodified on the simulator, each checked against torch.
+
+One ``Case`` per vendored kernel file (``kernels/<owner>/<repo>/<path>``): who wrote it, where it comes from,
+the issue-14 API groups it exercises, and its ``Variant`` launches. A variant names the kernel entry and draws
+one launch: the block count, the arguments in the entry's parameter order (tensors, numbers, tiling bytes packed
+as the repository's tiling header lays them out) and the expected content of the output arguments, computed
+with torch from the same inputs. The arguments follow the repository's own host code (its tiling function or
+launcher), read at the vendored commit.
+
+Formats: ``bare`` (a ``__global__ __aicore__`` entry the repository's host code launches), ``kernel-launch``
+(the file also holds a ``<<<>>>`` launcher), ``operator project`` (the entry reads ``GET_TILING_DATA`` from the
+project's op_host tiling header).
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+import torch
+
+GROUPS = ("basic_arith_logic", "math_library", "data_movement", "sort_selection", "reductions", "high_level",
+          "static_list_tensors", "std_utils", "debug")
+
+ARITH, MATH, MOVE, SORT, REDUCE, HIGH, STATIC, STD, DEBUG = GROUPS
+
+
+@dataclass(frozen=True)
+class Launch:
+    """One launch: ``args`` in the entry's parameter order; ``expected`` {parameter index: what that GM buffer holds
+    afterwards}; ``atol``/``rtol`` override the runner's per-dtype tolerance."""
+
+    block_dim: int
+    args: tuple
+    expected: Mapping[int, torch.Tensor]
+    atol: float | None = None
+    rtol: float | None = None
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One launch of ``entry``. ``diagnostic``: the launch does something undefined upstream (the note says what),
+    and the simulator is right when it stops it with this diagnostic kind."""
+
+    entry: str
+    label: str  # dtype and shape, as the table shows it
+    make: Callable[[torch.Generator], Launch]
+    diagnostic: str = ""
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str  # author/kernel-file-stem
+    author: str
+    repo: str  # GitHub owner/name
+    commit: str
+    path: str  # the kernel file, relative to the repository
+    groups: tuple[str, ...]
+    variants: tuple[Variant, ...]
+    fmt: str = "bare"
+    include_roots: tuple[str, ...] = ()  # the repository's -I directories its includes are relative to
+    note: str = ""
+    licence: str = ""
+
+
+# ---- input helpers ---------------------------------------------------------------------------------------------
+
+def uniform(g: torch.Generator, shape, lo: float = -1.0, hi: float = 1.0, dtype=torch.float32) -> torch.Tensor:
+    return (torch.rand(shape, generator=g, dtype=torch.float32) * (hi - lo) + lo).to(dtype)
+
+
+def integers(g: torch.Generator, shape, lo: int, hi: int, dtype=torch.int32) -> torch.Tensor:
+    return torch.randint(lo, hi, shape, generator=g, dtype=torch.int64).to(dtype)
+
+
+def padded(t: torch.Tensor, extra: int) -> torch.Tensor:
+    """``t`` flattened with ``extra`` trailing elements: a buffer a kernel may read a little past (as upstream's
+    allocator allows), whose first ``t.numel()`` elements are ``t``."""
+    return torch.cat([t.reshape(-1), torch.zeros(extra, dtype=t.dtype)])
+
+
+def as_bytes(t: torch.Tensor) -> torch.Tensor:
+    return t.contiguous().reshape(-1).view(torch.uint8)
+
+
+def round_half_away(x: torch.Tensor) -> torch.Tensor:
+    """AscendC CAST_ROUND: to nearest, ties away from zero."""
+    return torch.sign(x) * torch.floor(x.abs() + 0.5)
+
+
+def pack(fmt: str, *values) -> bytes:
+    return struct.pack("<" + fmt, *values)
+
+
+# ---- ggml-org/ggml: ggml-cann kernels (MIT) ----------------------------------------------------------------------
+# Shapes travel as ggml's ne (int64[4], innermost first) and nb (byte strides, size_t[4]).
+
+GGML_COMMIT = "5c9ae47c8e4121a8ec5a5d342e830c75af53f112"  # the last commit with the kernels (later deleted)
+
+
+def ggml_ne(t: torch.Tensor) -> bytes:
+    ne = list(t.shape[::-1]) + [1] * (4 - t.dim())
+    return pack("4q", *ne)
+
+
+def ggml_nb(t: torch.Tensor) -> bytes:
+    ne = list(t.shape[::-1]) + [1] * (4 - t.dim())
+    nb = [s * t.element_size() for s in t.stride()[::-1]]
+    while len(nb) < 4:
+        nb.append(nb[-1] * ne[len(nb) - 1])
+    return pack("4Q", *nb)
+
+
+def _get_rows(dtype_in, dtype_out, b: int, h: int, rows: int, d: int, n: int, blocks: int, pad: int = 0):
+    def make(g):
+        x = uniform(g, (b, h, rows, d), -4, 4).to(dtype_in)
+        idx = integers(g, (b, h, n), 0, rows)
+        out = torch.zeros(b, h, n, d, dtype=dtype_out)
+        expected = torch.stack([torch.stack([x[i, j, idx[i, j].long()] for j in range(h)]) for i in range(b)])
+        return Launch(blocks, (padded(x, pad), idx, out, ggml_ne(x), ggml_nb(x), ggml_ne(idx), ggml_nb(idx),
+                               ggml_ne(out), ggml_nb(out)), {2: expected.to(dtype_out)})
+    return make
+
+
+def _q8_blocks(g, shape):
+    """ggml's Q8_0 layout as the ggml-cann kernels use it: every int8 quant, then one fp16 scale per 32."""
+    q = integers(g, shape, -127, 128, torch.int8)
+    scale = uniform(g, shape[:-1] + (shape[-1] // 32,), 0.001, 0.1).half()
+    return q, scale
+
+
+def _get_rows_q8(b, h, rows, d, n, blocks):
+    def make(g):
+        q, scale = _q8_blocks(g, (b, h, rows, d))
+        idx = integers(g, (b, h, n), 0, rows)
+        out = torch.zeros(b, h, n, d)
+        x = (q.float().reshape(b, h, rows, d // 32, 32) * scale.float()[..., None]).reshape(b, h, rows, d)
+        expected = torch.stack([torch.stack([x[i, j, idx[i, j].long()] for j in range(h)]) for i in range(b)])
+        data = torch.cat([as_bytes(q), as_bytes(scale)])
+        return Launch(blocks, (data, idx, out, ggml_ne(q), ggml_ne(idx), ggml_nb(idx), ggml_ne(out), ggml_nb(out)),
+                      {2: expected})
+    return make
+
+
+def _get_rows_q4(b, h, rows, d, n, blocks):
+    def make(g):
+        q = integers(g, (b, h, rows, d), -8, 8, torch.int8)
+        scale = uniform(g, (b, h, rows, d // 32), 0.001, 0.1).half()
+        idx = integers(g, (b, h, n), 0, rows)
+        out = torch.zeros(b, h, n, d)
+        nibbles = (q.reshape(-1, 2).to(torch.int16) & 0xF)
+        packed_q = (nibbles[:, 0] | (nibbles[:, 1] << 4)).to(torch.uint8)  # element 2k in the low nibble
+        x = (q.float().reshape(b, h, rows, d // 32, 32) * scale.float()[..., None]).reshape(b, h, rows, d)
+        expected = torch.stack([torch.stack([x[i, j, idx[i, j].long()] for j in range(h)]) for i in range(b)])
+        data = torch.cat([packed_q, as_bytes(scale)])
+        return Launch(blocks, (data, idx, out, ggml_ne(q), ggml_ne(idx), ggml_nb(idx), ggml_ne(out), ggml_nb(out)),
+                      {2: expected})
+    return make
+
+
+def _dup(src_dtype, dst_dtype, shape, width_pad):
+    """Rows of a (row-strided) source copied into a contiguous destination, one block per row."""
+    def make(g):
+        wide = uniform(g, shape[:-1] + (shape[-1] + width_pad,), -3, 3).to(src_dtype)
+        view = wide[..., :shape[-1]]
+        dst = torch.zeros(shape, dtype=dst_dtype)
+        rows = math.prod(shape[:-1])
+        return Launch(rows, (wide, dst, ggml_ne(view), ggml_nb(view), ggml_ne(dst), ggml_nb(dst)),
+                      {1: view.to(dst_dtype)})
+    return make
+
+
+def _quantize_q8(src_dtype, rows, d, blocks):
+    def make(g):
+        x = uniform(g, (rows, d), -2, 2).to(src_dtype)
+        groups = x.float().reshape(rows, d // 32, 32)
+        amax = groups.abs().amax(-1, keepdim=True)
+        dscale = amax / 127
+        inv = torch.where(dscale != 0, 1.0 / dscale, torch.zeros_like(dscale))
+        scaled = torch.where(dscale != 0, groups * inv, groups)
+        q = round_half_away(scaled).to(torch.int8).reshape(rows, d)
+        out = torch.zeros(rows * d + rows * d // 32 * 2, dtype=torch.uint8)
+        expected = torch.cat([as_bytes(q), as_bytes(dscale.reshape(-1).half())])
+        return Launch(blocks, (x, out, ggml_ne(x), ggml_nb(x), ggml_ne(x)), {1: expected})
+    return make
+
+
+def _quantize_q4(src_dtype, rows, d, blocks):
+    def make(g):
+        x = uniform(g, (rows, d), -2, 2).to(src_dtype)
+        groups = x.float().reshape(rows, d // 32, 32)
+        mx, mn = groups.amax(-1, keepdim=True), groups.amin(-1, keepdim=True)
+        dscale = torch.where((mn < 0) & (-mn > mx), mn, mx) / -8
+        inv = torch.where(dscale != 0, 1.0 / dscale, torch.zeros_like(dscale))
+        scaled = torch.where(dscale != 0, groups * inv, groups)
+        q = (torch.clamp(torch.floor(scaled + 8.5), max=15) - 8).to(torch.int16).reshape(-1, 2) & 0xF
+        packed_q = (q[:, 0] | (q[:, 1] << 4)).to(torch.uint8)
+        out = torch.zeros(rows * d // 2 + rows * d // 32 * 2, dtype=torch.uint8)
+        expected = torch.cat([packed_q, as_bytes(dscale.reshape(-1).half())])
+        return Launch(blocks, (x, out, ggml_ne(x), ggml_nb(x), ggml_ne(x)), {1: expected})
+    return make
+
+
+def ggml_cases() -> list[Case]:
+    base = "src/ggml-cann/kernels/"
+    common = dict(author="ggml-org", repo="ggml-org/ggml", commit=GGML_COMMIT, licence="MIT")
+    return [
+        Case("ggml-org/dup", path=base + "dup.cpp", groups=(MOVE, ARITH), variants=(
+            Variant("ascendc_dup_by_rows_fp16", "fp16 2x3x64 strided rows", _dup(torch.half, torch.half, (2, 3, 64), 16)),
+            Variant("ascendc_dup_by_rows_fp32", "fp32 5x40", _dup(torch.float, torch.float, (5, 40), 8)),
+            Variant("ascendc_dup_by_rows_fp32_to_fp16", "fp32->fp16 4x48",
+                    _dup(torch.float, torch.half, (4, 48), 0)),
+            Variant("ascendc_dup_by_rows_fp16_to_fp32", "fp16->fp32 3x32",
+                    _dup(torch.half, torch.float, (3, 32), 16)),
+        ), **common),
+        Case("ggml-org/get_row_f32", path=base + "get_row_f32.cpp", groups=(MOVE,), variants=(
+            Variant("ascendc_get_row_f32", "fp32 2x2x10x32 idx 5", _get_rows(torch.float, torch.float, 2, 2, 10, 32, 5, 4)),
+            Variant("ascendc_get_row_f32", "fp32 1x3x7x20 idx 4 (row tail)",
+                    _get_rows(torch.float, torch.float, 1, 3, 7, 20, 4, 3, pad=8)),
+        ), **common),
+        Case("ggml-org/get_row_f16", path=base + "get_row_f16.cpp", groups=(MOVE, ARITH), variants=(
+            Variant("ascendc_get_row_f16", "fp16->fp32 2x2x10x64 idx 5",
+                    _get_rows(torch.half, torch.float, 2, 2, 10, 64, 5, 4)),
+            Variant("ascendc_get_row_f16", "fp16->fp32 1x1x9x24 idx 6 (row tail)",
+                    _get_rows(torch.half, torch.float, 1, 1, 9, 24, 6, 2, pad=16), diagnostic="local_overrun"),
+        ), note="a row of 24 halves: its Cast converts the 32 halves of the 32-byte-aligned input buffer into the "
+                "24-float output buffer (upstream bug; on the NPU it writes past that buffer)", **common),
+        Case("ggml-org/get_row_q8_0", path=base + "get_row_q8_0.cpp", groups=(MOVE, ARITH), variants=(
+            Variant("ascendc_get_row_q8_0", "q8_0 2x1x6x64 idx 4", _get_rows_q8(2, 1, 6, 64, 4, 3)),
+            Variant("ascendc_get_row_q8_0", "q8_0 1x2x5x32 idx 7", _get_rows_q8(1, 2, 5, 32, 7, 4)),
+        ), **common),
+        Case("ggml-org/get_row_q4_0", path=base + "get_row_q4_0.cpp", groups=(MOVE, ARITH), variants=(
+            Variant("ascendc_get_row_q4_0", "q4_0 2x1x6x64 idx 4", _get_rows_q4(2, 1, 6, 64, 4, 3)),
+        ), **common),
+        Case("ggml-org/quantize_f32_q8_0", path=base + "quantize_f32_q8_0.cpp", groups=(ARITH, REDUCE, MOVE),
+             variants=(Variant("ascendc_quantize_f32_q8_0", "fp32 6x64", _quantize_q8(torch.float, 6, 64, 4)),
+                       Variant("ascendc_quantize_f32_q8_0", "fp32 3x544", _quantize_q8(torch.float, 3, 544, 2))),
+             **common),
+        Case("ggml-org/quantize_f16_q8_0", path=base + "quantize_f16_q8_0.cpp", groups=(ARITH, REDUCE, MOVE),
+             variants=(Variant("ascendc_quantize_f16_q8_0", "fp16 6x64", _quantize_q8(torch.half, 6, 64, 4)),),
+             **common),
+        Case("ggml-org/quantize_float_to_q4_0", path=base + "quantize_float_to_q4_0.cpp",
+             groups=(ARITH, REDUCE, MOVE), variants=(
+                 Variant("ascendc_quantize_f32_to_q4_0", "fp32 4x64", _quantize_q4(torch.float, 4, 64, 2)),
+                 Variant("ascendc_quantize_f16_to_q4_0", "fp16 3x96", _quantize_q4(torch.half, 3, 96, 3)),
+             ), **common),
+    ]
+
+
+
+# ---- sgl-project/sgl-kernel-npu (MIT; files say BSD-3-Clause) -----------------------------------------------------
+
+SGL_COMMIT = "f425bdf1e191a7682296d3b2ed0b927d4e37d671"
+
+
+def _helloworld(total: int):
+    def make(g):
+        x, y = uniform(g, (total,), dtype=torch.half), uniform(g, (total,), dtype=torch.half)
+        return Launch(8, (x, y, torch.zeros_like(x), total), {2: x + y})  # blockDim 8, as op_host/helloworld.cpp
+    return make
+
+
+def _apply_token_bitmask(dtype, rows: int, vocab: int):
+    """op_host/apply_token_bitmask.cpp: vocab padded to 256, one block per row, tileLength from a 192 KiB UB."""
+    def make(g):
+        logits = uniform(g, (rows, vocab), -5, 5, dtype)
+        bitmask = integers(g, (rows, vocab // 32), -2**31, 2**31)
+        bitmask[0, :2] = -1  # whole words kept
+        bits = (bitmask[:, :, None] >> torch.arange(32)) & 1
+        expected = torch.where(bits.reshape(rows, vocab) == 1, logits, torch.tensor(float("-inf"), dtype=dtype))
+        size = torch.tensor([], dtype=dtype).element_size()
+        per_unit = 2 * (2 * 256 * size + 256 // 32 * 4)
+        tile = min((196608 - 16384) // per_unit * 256, vocab)
+        blocks = min(rows, 40)
+        return Launch(blocks, (logits, bitmask, rows, vocab, vocab, vocab // 32, rows // blocks, rows % blocks, tile,
+                               blocks, size), {0: expected})
+    return make
+
+
+def _tree(g, topk: int, depth: int, nodes: int):
+    """A draft tree as EAGLE builds it: node j's selected index s_j = slot(parent) * topk + r, where
+    parent_list[slot] holds the parent's own selected index (slot 0: the root)."""
+    selected, parents, slots = [], [0] * (topk * (depth - 1) + 1), {}
+    children: dict[int, int] = {}
+    for j in range(nodes):
+        choices = [p for p in range(j) if children.get(p, 0) < topk and len(slots) < topk * (depth - 1)
+                   or p in slots and children.get(p, 0) < topk]
+        parent = -1 if not choices or torch.rand(1, generator=g).item() < 0.4 else             choices[int(torch.randint(len(choices), (1,), generator=g))]
+        if parent == -1 and children.get(-1, 0) >= topk:
+            parent = choices[0]
+        if parent >= 0 and parent not in slots:
+            slots[parent] = len(slots) + 1
+            parents[slots[parent]] = selected[parent]
+        slot = 0 if parent == -1 else slots[parent]
+        selected.append(slot * topk + children.get(parent, 0))
+        children[parent] = children.get(parent, 0) + 1
+    return selected, parents
+
+
+def _build_tree_reference(parent_list, selected, seq_lens, topk, depth, draft):
+    """sglang's build_tree_efficient (FULL_MASK), written from the kernel's loops."""
+    bs = len(seq_lens)
+    mask = torch.zeros(int(sum(seq_lens)) * draft + draft * draft * bs, dtype=torch.bool)
+    positions = torch.zeros(bs, draft, dtype=torch.int64)
+    index = torch.zeros(bs, draft, dtype=torch.int64)
+    next_token = torch.full((bs, draft), -1, dtype=torch.int64)
+    sibling = torch.full((bs, draft), -1, dtype=torch.int64)
+    for b in range(bs):
+        sel, par, seq_len = selected[b], parent_list[b], seq_lens[b]
+        seq_tree_idx = draft * draft * b + sum(seq_lens[:b]) * draft
+        for tid in range(draft):
+            row = seq_tree_idx + (seq_len + draft) * tid + seq_len
+            mask[row] = True
+            if tid == 0:
+                positions[b, 0] = seq_len
+                for i in range(draft - 1, 0, -1):
+                    index[b, i] = b * draft + i
+                    parent_tb = sel[i - 1] // topk
+                    pos = 0
+                    if parent_tb > 0:
+                        token = par[parent_tb]
+                        while pos < draft:
+                            if sel[pos] == token:
+                                pos += 1
+                                break
+                            pos += 1
+                    if pos == draft:
+                        continue
+                    if next_token[b, pos] != -1:
+                        sibling[b, i] = next_token[b, pos]
+                    next_token[b, pos] = i
+                index[b, 0] = b * draft
+            else:
+                cur, position = tid - 1, 0
+                while True:
+                    position += 1
+                    mask[row + 1 + cur] = True
+                    parent_tb = sel[cur] // topk
+                    if parent_tb == 0:
+                        break
+                    cur = sel.index(par[parent_tb])
+                positions[b, tid] = position + seq_len
+    return mask, positions, index, next_token, sibling
+
+
+def _build_tree(bs: int, topk: int, depth: int, draft: int, blocks: int):
+    def make(g):
+        trees = [_tree(g, topk, depth, draft - 1) for _ in range(bs)]
+        selected = torch.tensor([t[0] for t in trees], dtype=torch.int64)
+        parent_list = torch.tensor([t[1] for t in trees], dtype=torch.int64)
+        seq_lens = integers(g, (bs,), 1, 20, torch.int64)
+        mask, positions, index, next_token, sibling = _build_tree_reference(
+            [t[1] for t in trees], [t[0] for t in trees], seq_lens.tolist(), topk, depth, draft)
+        big = bs % blocks or blocks
+        tiling = pack("4q5i4x", topk, depth, draft, 0, bs, mask.numel(), big, -(-bs // blocks), bs // blocks)
+        outputs = [torch.zeros_like(mask), torch.zeros_like(positions), torch.zeros_like(index),
+                   torch.zeros_like(next_token), torch.zeros_like(sibling)]
+        return Launch(blocks, (parent_list, selected, seq_lens, *outputs, torch.zeros(32, dtype=torch.uint8),
+                               tiling), {3: mask, 4: positions, 5: index, 6: next_token, 7: sibling})
+    return make
+
+
+def sgl_cases() -> list[Case]:
+    common = dict(author="sgl-project", repo="sgl-project/sgl-kernel-npu", commit=SGL_COMMIT, licence="MIT")
+    return [
+        Case("sgl-project/kernel_helloworld", path="csrc/helloworld/op_kernel/kernel_helloworld.cpp",
+             groups=(ARITH, MOVE), variants=(
+                 Variant("helloworld", "fp16 4096", _helloworld(4096)),
+                 Variant("helloworld", "fp16 32768", _helloworld(32768)),
+             ), **common),
+        Case("sgl-project/apply_token_bitmask", path="csrc/apply_token_bitmask/op_kernel/apply_token_bitmask.cpp",
+             groups=(MOVE,), variants=(
+                 Variant("apply_token_bitmask_fp16", "fp16 3x1024", _apply_token_bitmask(torch.half, 3, 1024),
+                         diagnostic="pipe_race"),
+                 Variant("apply_token_bitmask_fp32", "fp32 2x32000 (3 tiles)",
+                         _apply_token_bitmask(torch.float, 2, 32000), diagnostic="pipe_race"),
+                 Variant("apply_token_bitmask_bf16", "bf16 5x512", _apply_token_bitmask(torch.bfloat16, 5, 512),
+                         diagnostic="pipe_race"),
+             ), note="Compute copies the logits UB->UB (V pipe), then SetValue writes -inf into the same buffer on "
+                     "the scalar pipe with no V->S synchronisation: a write-after-write race upstream", **common),
+        Case("sgl-project/build_tree_kernel", path="csrc/build_tree/op_kernel/build_tree_kernel.cpp",
+             groups=(MOVE,), variants=(
+                 Variant("build_tree_efficient", "bs 3, topk 4, depth 4, 8 draft tokens", _build_tree(3, 4, 4, 8, 2)),
+                 Variant("build_tree_efficient", "bs 5, topk 2, depth 6, 12 draft tokens",
+                         _build_tree(5, 2, 6, 12, 3)),
+             ), **common),
+    ]
+
+
+CASES: list[Case] = [*ggml_cases(), *sgl_cases()]
