@@ -389,4 +389,105 @@ def sgl_cases() -> list[Case]:
     ]
 
 
-CASES: list[Case] = [*ggml_cases(), *sgl_cases()]
+# ---- Tencent/KsanaLLM: 3rdparty/LLM_kernels ascend kernels (Apache-2.0) ------------------------------------------
+# Tiling structs travel through GM and are copied word by word (llm_kernels::ascend::*TilingConfig).
+
+TENCENT_COMMIT = "fae8e36ee5cbb8a580ed626c005eb273ec5d33cc"
+
+
+def _elementwise_tiling(total: int, blocks: int, tiles: int, *extra) -> bytes:
+    """{total_elem_num, block_elem_num, tile_num[, ...]}: each block takes total/blocks elements in tile_num tiles."""
+    return pack("3I", total, total // blocks, tiles) + b"".join(extra)
+
+
+def _tencent_cast(src, dst, total: int, blocks: int, tiles: int):
+    def make(g):
+        x = uniform(g, (total,), -100, 100, src)
+        return Launch(blocks, (x, torch.zeros(total, dtype=dst), _elementwise_tiling(total, blocks, tiles)),
+                      {1: x.to(dst)})
+    return make
+
+
+def _tencent_add(dtype, total: int, blocks: int):
+    def make(g):
+        a, b = uniform(g, (total,), dtype=dtype), uniform(g, (total,), dtype=dtype)
+        tiling = _elementwise_tiling(total, blocks, 1, pack("f", 1.0))  # AddTilingConfig: tile_num 1, alpha 1
+        return Launch(blocks, (a, b, None, torch.zeros_like(a), tiling), {3: a + b})
+    return make
+
+
+def _tencent_silu_mul(dtype, total: int, blocks: int):
+    def make(g):
+        x, w = uniform(g, (total,), -4, 4, dtype), uniform(g, (total,), -2, 2, dtype)
+        expected = (torch.nn.functional.silu(x.float()) * w.float()).to(dtype)
+        return Launch(blocks, (x, w, torch.zeros_like(x), _elementwise_tiling(total, blocks, 1)), {2: expected})
+    return make
+
+
+def _tencent_embedding(dtype, tokens: int, hidden: int, vocab: int, vocab_id: int = 0, shards: int = 1):
+    """One block per token; ids outside this shard's [vocab_id * vocab, (vocab_id + 1) * vocab) leave their row."""
+    def make(g):
+        table = uniform(g, (vocab, hidden), dtype=dtype)
+        ids = integers(g, (tokens,), vocab_id * vocab, (vocab_id + 1) * vocab) if shards == 1 else \
+            integers(g, (tokens,), 0, vocab * shards)
+        local = ids - vocab_id * vocab
+        inside = (local >= 0) & (local < vocab)
+        out = torch.full((tokens, hidden), 7.0, dtype=dtype)
+        expected = torch.where(inside[:, None], table[local.clamp(0, vocab - 1).long()], out)
+        tiling = pack("4I2Qi4x", tokens, hidden, 1, 1, vocab, vocab_id, 0)
+        return Launch(tokens, (ids, table, out, tiling), {2: expected})
+    return make
+
+
+def _tencent_argmax(dtype, batch: int, vocab: int, tiles: int):
+    """16 rows per block (ARGMAX_SINGLE_BLOCK_CAPACITY); every block stores 16 indices."""
+    def make(g):
+        x = uniform(g, (batch, vocab), 0.1, 10, dtype)
+        blocks = -(-batch // 16)
+        out = torch.zeros(blocks * 16, dtype=torch.int32)
+        expected = x.float().argmax(-1).to(torch.int32)
+        return Launch(blocks, (x, out, pack("4I", batch, vocab, tiles, 0)), {1: expected})
+    return make
+
+
+def tencent_cases() -> list[Case]:
+    base = "3rdparty/LLM_kernels/csrc/kernels/ascend/"
+    common = dict(author="Tencent", repo="Tencent/KsanaLLM", commit=TENCENT_COMMIT, licence="Apache-2.0",
+                  include_roots=("3rdparty/LLM_kernels",))
+    return [
+        Case("Tencent/cast_kernel", path=base + "cast/cast_kernel.cc", groups=(ARITH, MOVE), variants=(
+            Variant("InvokeCastFloatToHalfKernel", "fp32->fp16 4x2048", _tencent_cast(torch.float, torch.half,
+                                                                                      8192, 4, 2)),
+            Variant("InvokeCastHalfToFloatKernel", "fp16->fp32 2x1024", _tencent_cast(torch.half, torch.float,
+                                                                                      2048, 2, 2)),
+        ), **common),
+        Case("Tencent/add_kernel", path=base + "add/add_kernel.cc", groups=(ARITH, MOVE, DEBUG), variants=(
+            Variant("InvokeAddFloatKernel", "fp32 4x1024", _tencent_add(torch.float, 4096, 4)),
+            Variant("InvokeAddHalfKernel", "fp16 8x256", _tencent_add(torch.half, 2048, 8)),
+        ), **common),
+        Case("Tencent/silu_mul_kernel", path=base + "silu_mul/silu_mul_kernel.cc", groups=(HIGH, ARITH, MOVE, DEBUG),
+             variants=(
+                 Variant("InvokeSiluMulFloatKernel", "fp32 2x512", _tencent_silu_mul(torch.float, 1024, 2),
+                         diagnostic="local_overrun"),
+             ), note="Silu is given the block's size in bytes as its element count: it overruns its buffers "
+                     "(upstream bug)", **common),
+        Case("Tencent/embedding_kernel", path=base + "embedding/embedding_kernel.cc", groups=(MOVE, DEBUG),
+             variants=(
+                 Variant("InvokeLookupEmbeddingFloatKernel", "fp32 6 tokens x 256",
+                         _tencent_embedding(torch.float, 6, 256, 50)),
+                 Variant("InvokeLookupEmbeddingHalfKernel", "fp16 5 tokens x 512, vocab shard 1",
+                         _tencent_embedding(torch.half, 5, 512, 40, 1)),
+                 Variant("InvokeLookupEmbeddingFloatKernel", "fp32 8 tokens x 256, ids of other shards",
+                         _tencent_embedding(torch.float, 8, 256, 30, 0, shards=3), diagnostic="bad_argument"),
+             ), note="a token of another vocab shard returns from Init before its queues have buffers, and Process "
+                     "then allocates from them (upstream bug)", **common),
+        Case("Tencent/argmax_kernel", path=base + "argmax/argmax_kernel.cc", groups=(ARITH, MOVE), variants=(
+            Variant("InvokeArgmaxFloatKernel", "fp32 20x512", _tencent_argmax(torch.float, 20, 512, 2)),
+            Variant("InvokeArgmaxHalfKernel", "fp16 5x1024", _tencent_argmax(torch.half, 5, 1024, 4),
+                    diagnostic="pipe_race"),
+        ), note="fp16: the Cast result is read with GetValue after only a PIPE_V barrier, no V->S synchronisation "
+                "(upstream race)", **common),
+    ]
+
+
+CASES: list[Case] = [*ggml_cases(), *sgl_cases(), *tencent_cases()]
