@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import struct
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import torch
 
@@ -208,7 +208,8 @@ def ggml_cases() -> list[Case]:
     common = dict(author="ggml-org", repo="ggml-org/ggml", commit=GGML_COMMIT, licence="MIT")
     return [
         Case("ggml-org/dup", path=base + "dup.cpp", groups=(MOVE, ARITH), variants=(
-            Variant("ascendc_dup_by_rows_fp16", "fp16 2x3x64 strided rows", _dup(torch.half, torch.half, (2, 3, 64), 16)),
+            Variant("ascendc_dup_by_rows_fp16", "fp16 2x3x64 strided rows",
+                    _dup(torch.half, torch.half, (2, 3, 64), 16)),
             Variant("ascendc_dup_by_rows_fp32", "fp32 5x40", _dup(torch.float, torch.float, (5, 40), 8)),
             Variant("ascendc_dup_by_rows_fp32_to_fp16", "fp32->fp16 4x48",
                     _dup(torch.float, torch.half, (4, 48), 0)),
@@ -216,7 +217,8 @@ def ggml_cases() -> list[Case]:
                     _dup(torch.half, torch.float, (3, 32), 16)),
         ), **common),
         Case("ggml-org/get_row_f32", path=base + "get_row_f32.cpp", groups=(MOVE,), variants=(
-            Variant("ascendc_get_row_f32", "fp32 2x2x10x32 idx 5", _get_rows(torch.float, torch.float, 2, 2, 10, 32, 5, 4)),
+            Variant("ascendc_get_row_f32", "fp32 2x2x10x32 idx 5",
+                    _get_rows(torch.float, torch.float, 2, 2, 10, 32, 5, 4)),
             Variant("ascendc_get_row_f32", "fp32 1x3x7x20 idx 4 (row tail)",
                     _get_rows(torch.float, torch.float, 1, 3, 7, 20, 4, 3, pad=8)),
         ), **common),
@@ -280,23 +282,19 @@ def _apply_token_bitmask(dtype, rows: int, vocab: int):
 
 
 def _tree(g, topk: int, depth: int, nodes: int):
-    """A draft tree as EAGLE builds it: node j's selected index s_j = slot(parent) * topk + r, where
-    parent_list[slot] holds the parent's own selected index (slot 0: the root)."""
-    selected, parents, slots = [], [0] * (topk * (depth - 1) + 1), {}
-    children: dict[int, int] = {}
+    """A draft tree as EAGLE builds it: node j's selected index is slot(parent) * topk + r (r: its rank among its
+    parent's children), where parent_list[slot] holds the parent's own selected index; slot 0 is the root."""
+    selected, parent_list, slots, children = [], [0] * (topk * (depth - 1) + 1), {}, {}
     for j in range(nodes):
-        choices = [p for p in range(j) if children.get(p, 0) < topk and len(slots) < topk * (depth - 1)
-                   or p in slots and children.get(p, 0) < topk]
-        parent = -1 if not choices or torch.rand(1, generator=g).item() < 0.4 else             choices[int(torch.randint(len(choices), (1,), generator=g))]
-        if parent == -1 and children.get(-1, 0) >= topk:
-            parent = choices[0]
+        free = [p for p in range(-1, j) if children.get(p, 0) < topk and (p == -1 or p in slots
+                                                                          or len(slots) < topk * (depth - 1))]
+        parent = free[int(torch.randint(len(free), (1,), generator=g))]
         if parent >= 0 and parent not in slots:
             slots[parent] = len(slots) + 1
-            parents[slots[parent]] = selected[parent]
-        slot = 0 if parent == -1 else slots[parent]
-        selected.append(slot * topk + children.get(parent, 0))
+            parent_list[slots[parent]] = selected[parent]
+        selected.append((slots[parent] if parent >= 0 else 0) * topk + children.get(parent, 0))
         children[parent] = children.get(parent, 0) + 1
-    return selected, parents
+    return selected, parent_list
 
 
 def _build_tree_reference(parent_list, selected, seq_lens, topk, depth, draft):
