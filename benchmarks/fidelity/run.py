@@ -151,13 +151,13 @@ def compare(launch: Launch, args_after: tuple) -> str:
     return ""
 
 
-def run_variant(kernel: SimKernel, variant: Variant) -> tuple[str, str]:
+def run_variant(kernel: SimKernel, variant: Variant, soc: str = "") -> tuple[str, str]:
     """(cause, detail) of one launch; ('', '') when it is correct."""
     generator = torch.Generator().manual_seed(SEED)
     launch = variant.make(generator)
     args = tuple(a.clone() if isinstance(a, torch.Tensor) else a for a in launch.args)
     try:
-        kernel.launch_isolated(launch.block_dim, *args, timeout=TIMEOUT_S)
+        kernel.launch_isolated(launch.block_dim, *args, soc=soc or None, timeout=TIMEOUT_S)
     except SimulatorError as exc:
         if variant.diagnostic == exc.kind:
             return "", ""
@@ -191,7 +191,7 @@ def run_case(case: Case) -> Result:
         return _timed(result, started)
     result.compiled = True
     for variant in case.variants:
-        cause, detail = run_variant(kernels[variant.entry], variant)
+        cause, detail = run_variant(kernels[variant.entry], variant, case.soc)
         result.variants.append({"entry": variant.entry, "label": variant.label, "cause": cause, "detail": detail})
         if cause and not result.cause:
             result.cause, result.detail = cause, f"{variant.label}: {detail}"

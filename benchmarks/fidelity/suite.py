@@ -61,6 +61,7 @@ class Case:
     variants: tuple[Variant, ...]
     fmt: str = "bare"
     include_roots: tuple[str, ...] = ()  # the repository's -I directories its includes are relative to
+    soc: str = ""  # the chip the repository targets, when not the default
     note: str = ""
     licence: str = ""
 
@@ -488,4 +489,40 @@ def tencent_cases() -> list[Case]:
     ]
 
 
-CASES: list[Case] = [*ggml_cases(), *sgl_cases(), *tencent_cases()]
+# ---- opencv/opencv_contrib: modules/cannops AscendC kernel (Apache-2.0) ------------------------------------------
+
+OPENCV_COMMIT = "63b1f2911cbccd78e88d8704136289e41d2d8bba"
+CV_DTYPES = {torch.uint8: 0, torch.int8: 1, torch.int16: 3, torch.int32: 4, torch.float32: 5, torch.float16: 7}
+
+
+def _threshold(dtype, kind: int, total: int, blocks: int, thresh: float, maxval: float):
+    """cv::threshold: 0 BINARY, 1 BINARY_INV, 2 TRUNC, 3 TOZERO, 4 TOZERO_INV (ThresholdOpencvTilingData)."""
+    def make(g):
+        if dtype.is_floating_point:
+            x = uniform(g, (total,), -50, 250, dtype)
+        else:
+            info = torch.iinfo(dtype)
+            x = integers(g, (total,), max(info.min, -1000), min(info.max, 1000) + 1, dtype)
+        above = x.double() > thresh
+        th, mv, zero = (torch.tensor(v, dtype=torch.float64) for v in (thresh, maxval, 0.0))
+        y = [torch.where(above, mv, zero), torch.where(above, zero, mv), torch.where(above, th, x.double()),
+             torch.where(above, x.double(), zero), torch.where(above, zero, x.double())][kind]
+        tiling = pack("ffIBB2x", maxval, thresh, total, kind, CV_DTYPES[dtype])
+        return Launch(blocks, (tiling, x, torch.zeros_like(x)), {2: y.to(dtype)})
+    return make
+
+
+def opencv_cases() -> list[Case]:
+    names = ("BINARY", "BINARY_INV", "TRUNC", "TOZERO", "TOZERO_INV")
+    variants = [Variant("threshold_opencv", f"fp32 {names[k]} 4096", _threshold(torch.float, k, 4096, 4, 42.5, 200.0))
+                for k in range(5)]
+    variants += [Variant("threshold_opencv", "uint8 BINARY 8192", _threshold(torch.uint8, 0, 8192, 8, 100.0, 255.0)),
+                 Variant("threshold_opencv", "int32 TRUNC 2048", _threshold(torch.int32, 2, 2048, 2, 7.0, 1.0)),
+                 Variant("threshold_opencv", "fp16 TOZERO 4096", _threshold(torch.half, 3, 4096, 4, 0.5, 1.0))]
+    return [Case("opencv/threshold_opencv_kernel", author="opencv", repo="opencv/opencv_contrib",
+                 commit=OPENCV_COMMIT, path="modules/cannops/ascendc_kernels/threshold_opencv_kernel.cpp",
+                 groups=(ARITH, MOVE), variants=tuple(variants), licence="Apache-2.0", soc="Ascend310P3",
+                 note="sized for a 248 KiB UB: run on Ascend310P3 (256 KiB)")]
+
+
+CASES: list[Case] = [*ggml_cases(), *sgl_cases(), *tencent_cases(), *opencv_cases()]
