@@ -94,13 +94,17 @@ def build(case: Case, entry: str) -> SimKernel:
     Kernel-launch files (a ``<<<>>>`` launcher) and operator projects (GET_TILING_DATA from op_host) need the
     launcher rewrite and the op-project shim: route them here once those exist."""
     source = kernel_source(case)
-    if case.fmt == "kernel-launch" or re.search(r">>>\s*\(", source):
-        raise UnsupportedFormat("kernel-launch syntax")
-    if case.fmt == "operator project":
-        raise UnsupportedFormat("operator project")
+    fmt = kernel_format(case, source)
+    if fmt != "bare":
+        raise UnsupportedFormat(fmt if fmt == "operator project" else "kernel-launch syntax")
     read = vendored_reader(case.repo)
     headers = {name: read(path) for name, path in kernel_headers(case).items()}
     return compile_kernel(source, entry, filename=Path(case.path).name, headers=headers)
+
+
+def kernel_format(case: Case, source: str) -> str:
+    """The case's format; a ``<<<>>>`` launcher in the file makes any kernel a kernel-launch one."""
+    return "kernel-launch" if re.search(r">>>\s*\(", source) else case.fmt
 
 
 _MISSING = (

@@ -525,4 +525,47 @@ def opencv_cases() -> list[Case]:
                  note="sized for a 248 KiB UB: run on Ascend310P3 (256 KiB)")]
 
 
-CASES: list[Case] = [*ggml_cases(), *sgl_cases(), *tencent_cases(), *opencv_cases()]
+# ---- InfiniTensor/InfiniCore: infiniop ascend kernels (MIT); each file ends in a <<<>>> launcher -----------------
+
+
+def _infini_swiglu(dtype, batch: int, seq: int, hd: int, fused: bool):
+    """c = a * silu(b) over [batch, seq, hd] on 8 blocks (BLOCK_NUM), each a slice of hd; ``fused``: a and b are
+    read with a row stride of 2 * hd (views of a gate/up buffer), as the infiniop descriptor allows."""
+    def make(g):
+        width = 2 * hd if fused else hd
+        a, b = uniform(g, (batch, seq, width), -3, 3, dtype), uniform(g, (batch, seq, width), -3, 3, dtype)
+        c = torch.zeros(batch, seq, hd, dtype=dtype)
+        expected = (a[..., :hd].float() * torch.nn.functional.silu(b[..., :hd].float())).to(dtype)
+        return Launch(8, (c, a, b, batch, seq, hd, seq * hd, seq * width, seq * width, hd, width, width),
+                      {0: expected})
+    return make
+
+
+def _infini_cast(src, count: int):
+    def make(g):
+        x = uniform(g, (count,), -1000, 1000, src)
+        pad = -count % (32 // x.element_size())
+        return Launch(1, (torch.zeros(count + pad, dtype=torch.float), padded(x, pad), count),
+                      {0: x.float()})
+    return make
+
+
+def infinicore_cases() -> list[Case]:
+    common = dict(author="InfiniTensor", repo="InfiniTensor/InfiniCore", licence="MIT", fmt="kernel-launch")
+    return [
+        Case("InfiniTensor/swiglu_ascend_kernel", commit="2cec6ce6b27a789bf47818b370defa47a271dcc4",
+             path="src/infiniop/ops/swiglu/ascend/swiglu_ascend_kernel.cpp", groups=(HIGH, ARITH, MOVE), variants=(
+                 Variant("swiglu_kernel_half", "fp16 2x3x256", _infini_swiglu(torch.half, 2, 3, 256, False)),
+                 Variant("swiglu_kernel_float", "fp32 1x4x512 gate/up views", _infini_swiglu(torch.float, 1, 4, 512,
+                                                                                             True)),
+                 Variant("swiglu_kernel_bf16", "bf16 2x2x384", _infini_swiglu(torch.bfloat16, 2, 2, 384, False)),
+             ), **common),
+        Case("InfiniTensor/cast_kernel", commit="2cec6ce6b27a789bf47818b370defa47a271dcc4",
+             path="src/infiniop/ops/rms_norm/ascend/cast_kernel.cpp", groups=(ARITH, MOVE), variants=(
+                 Variant("cast_kernel_f16_to_f32", "fp16->fp32 1000", _infini_cast(torch.half, 1000)),
+                 Variant("cast_kernel_bf16_to_f32", "bf16->fp32 4096", _infini_cast(torch.bfloat16, 4096)),
+             ), **common),
+    ]
+
+
+CASES: list[Case] = [*ggml_cases(), *sgl_cases(), *tencent_cases(), *opencv_cases(), *infinicore_cases()]
