@@ -361,6 +361,97 @@ def _build_tree(bs: int, topk: int, depth: int, draft: int, blocks: int):
     return make
 
 
+# LoRA kernels (sgl-project's csrc/lora, adapted from vllm-ascend's csrc/kernels): weights [loras, rows, cols].
+
+def _lora_requests(g, tokens: int, requests: int, loras: int):
+    """Tokens cut into ``requests`` runs (seq lens) and a LoRA per request, -1 (none) for one of them."""
+    cuts = sorted(torch.randperm(tokens - 1, generator=g)[:requests - 1].add(1).tolist())
+    lens = torch.tensor([b - a for a, b in zip([0, *cuts], [*cuts, tokens])], dtype=torch.int64)
+    index = integers(g, (requests,), 0, loras, torch.int64)
+    index[-1] = -1
+    return lens, index, index.repeat_interleave(lens)
+
+
+def _shrink_reference(x, w, per_token, scale, y0):
+    y = y0.clone()
+    for t, lora in enumerate(per_token.tolist()):
+        if lora >= 0:
+            y[t] = scale * (w[lora].float() @ x[t].float())
+    return y
+
+
+def _expand_reference(x, w, per_token, y_in, offset: int, width: int, y0):
+    y = y0.clone()
+    for t, lora in enumerate(per_token.tolist()):
+        if lora >= 0:
+            y[t, offset:offset + width] = (y_in[t, offset:offset + width].float() + w[lora].float() @ x[t]).to(y.dtype)
+    return y
+
+
+def _bgmv_shrink(dtype, tokens: int, hidden: int, rank: int, loras: int, blocks: int, vllm: bool = False):
+    def make(g):
+        x, w = uniform(g, (tokens, hidden), dtype=dtype), uniform(g, (loras, rank, hidden), -0.1, 0.1, dtype)
+        index = integers(g, (tokens,), -1, loras, torch.int64)
+        y = torch.full((tokens, rank), 5.0)
+        per_core = -(-tokens // blocks)
+        expected = _shrink_reference(x, w, index, 0.5, y)
+        return Launch(blocks, (x, w, index, tokens, y, tokens, per_core, hidden, rank, 0.5), {4: expected},
+                      atol=1e-3, rtol=1e-3)
+    return make
+
+
+def _bgmv_expand(dtype, tokens: int, rank: int, out: int, full: int, offset: int, loras: int, blocks: int):
+    def make(g):
+        x, w = uniform(g, (tokens, rank)), uniform(g, (loras, out, rank), -0.5, 0.5, dtype)
+        index = integers(g, (tokens,), -1, loras, torch.int64)
+        y_in, y_out = uniform(g, (tokens, full), dtype=dtype), torch.zeros(tokens, full, dtype=dtype)
+        expected = _expand_reference(x, w, index, y_in, offset, out, y_out)
+        return Launch(blocks, (x, w, index, tokens, y_in, y_out, tokens, -(-tokens // blocks), rank, out, offset,
+                               full), {5: expected})
+    return make
+
+
+def _sgmv_shrink(dtype, tokens: int, requests: int, hidden: int, rank: int, loras: int, blocks: int):
+    def make(g):
+        x, w = uniform(g, (tokens, hidden), dtype=dtype), uniform(g, (loras, rank, hidden), -0.1, 0.1, dtype)
+        lens, index, per_token = _lora_requests(g, tokens, requests, loras)
+        y = torch.full((tokens, rank), 5.0)
+        expected = _shrink_reference(x, w, per_token, 2.0, y)
+        return Launch(blocks, (x, w, index, requests, lens, requests, y, tokens, -(-tokens // blocks), hidden, rank,
+                               2.0), {6: expected}, atol=1e-3, rtol=1e-3)
+    return make
+
+
+def _sgmv_expand(dtype, tokens: int, requests: int, rank: int, out: int, full: int, offset: int, loras: int,
+                 blocks: int):
+    def make(g):
+        x, w = uniform(g, (tokens, rank)), uniform(g, (loras, out, rank), -0.5, 0.5, dtype)
+        lens, index, per_token = _lora_requests(g, tokens, requests, loras)
+        y_in, y_out = uniform(g, (tokens, full), dtype=dtype), torch.zeros(tokens, full, dtype=dtype)
+        expected = _expand_reference(x, w, per_token, y_in, offset, out, y_out)
+        return Launch(blocks, (x, w, index, requests, lens, requests, y_in, y_out, tokens, -(-tokens // blocks), rank,
+                               out, offset, full), {7: expected})
+    return make
+
+
+def _sgemmv_shrink(dtype, tokens: int, requests: int, hidden: int, max_rank: int, loras: int, blocks: int):
+    """Per-LoRA ranks (int32) and scales (fp16); a token's first rank(lora) outputs are written."""
+    def make(g):
+        x, w = uniform(g, (tokens, hidden), dtype=dtype), uniform(g, (loras, max_rank, hidden), -0.1, 0.1, dtype)
+        lens, index, per_token = _lora_requests(g, tokens, requests, loras)
+        ranks = torch.tensor([max_rank, max_rank // 2, 0, max_rank][:loras], dtype=torch.int32)
+        scales = torch.tensor([0.5, 2.0, 1.0, 1.5][:loras], dtype=torch.half)
+        y = torch.full((tokens, max_rank), 5.0)
+        expected = y.clone()
+        for t, lora in enumerate(per_token.tolist()):
+            if lora >= 0 and ranks[lora] > 0:
+                r = int(ranks[lora])
+                expected[t, :r] = float(scales[lora]) * (w[lora, :r].float() @ x[t].float())
+        return Launch(blocks, (x, w, index.int(), requests, lens.int(), requests, ranks, loras, scales, loras, y,
+                               tokens, -(-tokens // blocks), hidden, max_rank), {10: expected}, atol=1e-3, rtol=1e-3)
+    return make
+
+
 def sgl_cases() -> list[Case]:
     common = dict(author="sgl-project", repo="sgl-project/sgl-kernel-npu", commit=SGL_COMMIT, licence="MIT")
     return [
@@ -385,6 +476,43 @@ def sgl_cases() -> list[Case]:
                  Variant("build_tree_efficient", "bs 5, topk 2, depth 6, 12 draft tokens",
                          _build_tree(5, 2, 6, 12, 3)),
              ), **common),
+        *lora_cases("csrc/lora/op_kernel/{}_kernel.cpp", common),
+        Case("sgl-project/sgemmv_shrink_kernel", path="csrc/lora/op_kernel/sgemmv_shrink_kernel.cpp",
+             groups=(ARITH, REDUCE, MOVE), variants=(
+                 Variant("sgemmv_shrink_half", "fp16 12 tokens / 3 requests, hidden 1024, ranks 16/8/0",
+                         _sgemmv_shrink(torch.half, 12, 3, 1024, 16, 3, 4), "pipe_race"),
+             ), note=SHRINK_RACE, **common),
+    ]
+
+
+SHRINK_RACE = ("the dot product's ReduceSum result is read with GetValue after only a PIPE_V barrier, no V->S "
+               "synchronisation (upstream race)")
+
+
+def lora_cases(path: str, common: dict) -> list[Case]:
+    """bgmv/sgmv shrink and expand: sgl-project's copies (bare) and vllm-ascend's originals (kernel-launch)."""
+    author = common["author"]
+    return [
+        Case(f"{author}/bgmv_shrink", path=path.format("bgmv_shrink"), groups=(ARITH, REDUCE, MOVE), variants=(
+            Variant("bgmv_shrink_half", "fp16 7 tokens, hidden 1024, rank 16", _bgmv_shrink(torch.half, 7, 1024, 16,
+                                                                                            3, 3), "pipe_race"),
+            Variant("bgmv_shrink_half", "fp16 3 tokens, hidden 12800 (two tiles), rank 8",
+                    _bgmv_shrink(torch.half, 3, 12800, 8, 2, 2), "pipe_race"),
+        ), note=SHRINK_RACE, **common),
+        Case(f"{author}/bgmv_expand", path=path.format("bgmv_expand"), groups=(ARITH, REDUCE, MOVE), variants=(
+            Variant("bgmv_expand_half", "fp16 5 tokens, rank 16 -> 512 of 1024 at 256",
+                    _bgmv_expand(torch.half, 5, 16, 512, 1024, 256, 3, 2)),
+            Variant("bgmv_expand_half", "fp16 4 tokens, rank 8 -> 4352 (two tiles)",
+                    _bgmv_expand(torch.half, 4, 8, 4352, 4352, 0, 2, 4)),
+        ), **common),
+        Case(f"{author}/sgmv_shrink", path=path.format("sgmv_shrink"), groups=(ARITH, REDUCE, MOVE), variants=(
+            Variant("sgmv_shrink_half", "fp16 10 tokens / 3 requests, hidden 2048, rank 32",
+                    _sgmv_shrink(torch.half, 10, 3, 2048, 32, 2, 4), "pipe_race"),
+        ), note=SHRINK_RACE, **common),
+        Case(f"{author}/sgmv_expand", path=path.format("sgmv_expand"), groups=(ARITH, REDUCE, MOVE), variants=(
+            Variant("sgmv_expand_half", "fp16 9 tokens / 4 requests, rank 64 -> 256 of 512 at 0",
+                    _sgmv_expand(torch.half, 9, 4, 64, 256, 512, 0, 3, 3)),
+        ), **common),
     ]
 
 
@@ -568,4 +696,16 @@ def infinicore_cases() -> list[Case]:
     ]
 
 
-CASES: list[Case] = [*ggml_cases(), *sgl_cases(), *tencent_cases(), *opencv_cases(), *infinicore_cases()]
+# ---- vllm-project/vllm-ascend: csrc/kernels (Apache-2.0); each file ends in a <<<>>> launcher --------------------
+
+VLLM_COMMIT = "182b75ea84ff13ece27b57391331ef8935410aea"
+
+
+def vllm_cases() -> list[Case]:
+    common = dict(author="vllm-project", repo="vllm-project/vllm-ascend", commit=VLLM_COMMIT, licence="Apache-2.0",
+                  fmt="kernel-launch")
+    return lora_cases("csrc/kernels/{}.cpp", common)
+
+
+CASES: list[Case] = [*ggml_cases(), *sgl_cases(), *tencent_cases(), *opencv_cases(), *infinicore_cases(),
+                     *vllm_cases()]
