@@ -118,8 +118,10 @@ _MISSING = (
 
 
 def compile_cause(log: str) -> str:
-    """``compile error: <what>``: the first missing header or API the log names, else the first error line."""
-    for line in log.splitlines():
+    """``compile error: <what>``: the first missing header or API the log names, else the first error line (with
+    the macro it came from, when the compiler names one)."""
+    lines = log.splitlines()
+    for number, line in enumerate(lines):
         if "error" not in line:
             continue
         for pattern in _MISSING:
@@ -129,7 +131,9 @@ def compile_cause(log: str) -> str:
                 prefix = "missing header " if pattern is _MISSING[0] else ""
                 suffix = " (ambiguous)" if "ambiguous" in line else ""
                 return f"compile error: {prefix}{what}{suffix}"
-        return "compile error: " + re.sub(r"^.*?error: ", "", line)[:80]
+        macro = next((m.group(1) for m in (re.search(r"in expansion of macro '(\w+)'", later)
+                                           for later in lines[number + 1:number + 3]) if m), "")
+        return "compile error: " + (f"macro {macro}: " if macro else "") + re.sub(r"^.*?error: ", "", line)[:80]
     return "compile error"
 
 

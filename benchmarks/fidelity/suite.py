@@ -707,5 +707,65 @@ def vllm_cases() -> list[Case]:
     return lora_cases("csrc/kernels/{}.cpp", common)
 
 
+# ---- duoduoyi6/ascendC_debug_agent: archive_tasks kernels (Apache-2.0); mixed-mode (AIC:AIV 1:2) kernel-launch ---
+# blockDim counts AI cores, each running two vector sub-blocks (KERNEL_TYPE_MIX_AIC_1_2), as the tasks' pybind11.cpp.
+
+DUODUOYI_COMMIT = "fec1248e869159ba5f19264f6405668fd7cb96bb"
+
+
+def _rms_norm(m: int, n: int):
+    """RmsNormKernelTiling {M, N, blockM 64, usedCoreNum, tasksPerCore, rowFactor 8, eps, invN}; y and invRms."""
+    def make(g):
+        x, gamma = uniform(g, (m, n), -2, 2), uniform(g, (n,), 0.5, 1.5)
+        blocks = -(-m // 64)
+        cores = min(20, blocks)
+        inv = torch.rsqrt(x.pow(2).mean(-1) + 1e-6)
+        tiling = pack("6i2f", m, n, 64, cores, -(-blocks // cores), 8, 1e-6, 1.0 / n)
+        return Launch(cores, (x, gamma, torch.zeros_like(x), torch.zeros(m), tiling),
+                      {2: x * inv[:, None] * gamma, 3: inv})
+    return make
+
+
+def _gather_elements(mode: int, rows: int, x_rows: int, width: int, y_width: int, ig: int):
+    """y[r, j] = x[row(r), index[r, j]] for j < IG, 0 after; row(r) = r (mode 0) or row_map[r] (modes 1, 2)."""
+    def make(g):
+        x = uniform(g, (x_rows, width))
+        index = integers(g, (rows, y_width), 0, width)
+        row_map = integers(g, (rows,), 0, x_rows) if mode else torch.arange(rows, dtype=torch.int32)
+        expected = torch.zeros(rows, y_width)
+        expected[:, :ig] = x[row_map.long()].gather(1, index[:, :ig].long())
+        block_m = next(b for b in (32, 16, 8, 4, 2, 1) if rows >= b)
+        blocks = -(-rows // block_m)
+        cores = min(20, blocks)
+        tiling = pack("12i", rows, x_rows, width, ig, width, y_width, block_m, cores, -(-blocks // cores),
+                      max(block_m // 2, 1), int(mode != 0), mode)
+        return Launch(cores, (x, index, row_map, torch.zeros(rows, y_width), tiling), {3: expected})
+    return make
+
+
+def duoduoyi_cases() -> list[Case]:
+    common = dict(author="duoduoyi6", repo="duoduoyi6/ascendC_debug_agent", commit=DUODUOYI_COMMIT,
+                  licence="Apache-2.0", fmt="kernel-launch")
+    rms = "archive_tasks/rms_norm/kernel/rms_norm_{}.cpp"
+    gather = "archive_tasks/gather_elements_v2/kernel/gather_elements_v2_{}_fp32.cpp"
+    return [
+        Case("duoduoyi6/rms_norm_merge_n", path=rms.format("merge_n"), groups=(REDUCE, MATH, ARITH, MOVE),
+             variants=(Variant("rms_norm_merge_n_custom_fp32", "fp32 130x512", _rms_norm(130, 512)),), **common),
+        Case("duoduoyi6/rms_norm_single_row", path=rms.format("single_row"), groups=(REDUCE, MATH, ARITH, MOVE),
+             variants=(Variant("rms_norm_single_row_custom_fp32", "fp32 70x2048", _rms_norm(70, 2048)),), **common),
+        Case("duoduoyi6/rms_norm_splitd", path=rms.format("splitd"), groups=(REDUCE, MATH, ARITH, MOVE),
+             variants=(Variant("rms_norm_splitd_custom_fp32", "fp32 9x10240", _rms_norm(9, 10240)),), **common),
+        Case("duoduoyi6/gather_elements_v2_last_dim_fp32", path=gather.format("last_dim"), groups=(MOVE,),
+             variants=(Variant("gather_elements_v2_last_dim_fp32_custom", "fp32 40x64 -> 40x16 (12 gathered)",
+                               _gather_elements(0, 40, 40, 64, 16, 12)),), **common),
+        Case("duoduoyi6/gather_elements_v2_transpose_fp32", path=gather.format("transpose"), groups=(MOVE,),
+             variants=(Variant("gather_elements_v2_transpose_fp32_custom", "fp32 rows mapped, 24x32 -> 24x8",
+                               _gather_elements(1, 24, 10, 32, 8, 8)),), **common),
+        Case("duoduoyi6/gather_elements_v2_scalar_fp32", path=gather.format("scalar"), groups=(MOVE,),
+             variants=(Variant("gather_elements_v2_scalar_fp32_custom", "fp32 rows mapped, 5x128 -> 5x8 (3)",
+                               _gather_elements(2, 5, 7, 128, 8, 3)),), **common),
+    ]
+
+
 CASES: list[Case] = [*ggml_cases(), *sgl_cases(), *tencent_cases(), *opencv_cases(), *infinicore_cases(),
-                     *vllm_cases()]
+                     *vllm_cases(), *duoduoyi_cases()]
