@@ -452,6 +452,18 @@ def _sgemmv_shrink(dtype, tokens: int, requests: int, hidden: int, max_rank: int
     return make
 
 
+def _tri_inv(dtype, count: int, n: int):
+    """Unit lower-triangular matrices (the kernel reads them column-major as unit upper-triangular ones), one per
+    block; TriInvColumnSweepTiling {num_blocks, num_elems, matrix_size}."""
+    def make(g):
+        m = torch.tril(uniform(g, (count, n, n), -0.3, 0.3), -1) + torch.eye(n)
+        m = m.to(dtype)
+        expected = torch.linalg.inv(m.double()).to(dtype)
+        return Launch(count, (m, torch.zeros_like(m), pack("3I", count, m.numel(), n)), {1: expected},
+                      atol=1e-2 if dtype == torch.half else None)
+    return make
+
+
 def sgl_cases() -> list[Case]:
     common = dict(author="sgl-project", repo="sgl-project/sgl-kernel-npu", commit=SGL_COMMIT, licence="MIT")
     return [
@@ -476,6 +488,12 @@ def sgl_cases() -> list[Case]:
                  Variant("build_tree_efficient", "bs 5, topk 2, depth 6, 12 draft tokens",
                          _build_tree(5, 2, 6, 12, 3)),
              ), **common),
+        Case("sgl-project/tri_inv_kernel", path="csrc/tri_inv/op_kernel/tri_inv_kernel.cpp", groups=(ARITH, MOVE),
+             variants=(
+                 Variant("tri_inv_col_sweep_fp32", "fp32 5 matrices 8x8", _tri_inv(torch.float, 5, 8), "pipe_race"),
+                 Variant("tri_inv_col_sweep_fp16", "fp16 3 matrices 16x16", _tri_inv(torch.half, 3, 16), "pipe_race"),
+             ), note="each column starts with Duplicate(b) on the V pipe and b.SetValue on the scalar pipe with no "
+                     "V->S synchronisation (upstream race)", **common),
         *lora_cases("csrc/lora/op_kernel/{}_kernel.cpp", common),
         Case("sgl-project/sgemmv_shrink_kernel", path="csrc/lora/op_kernel/sgemmv_shrink_kernel.cpp",
              groups=(ARITH, REDUCE, MOVE), variants=(
@@ -678,6 +696,48 @@ def _infini_cast(src, count: int):
     return make
 
 
+def _paged_caching(dtype, tokens: int, heads: int, head_size: int, block_size: int, blocks: int):
+    """k/v [tokens, heads, head_size] into caches [blocks, heads, block_size, head_size] at slot_mapping (-1: skip);
+    one AI core per (token, head)."""
+    def make(g):
+        k, v = uniform(g, (tokens, heads, head_size), dtype=dtype), uniform(g, (tokens, heads, head_size), dtype=dtype)
+        slots = torch.randperm(blocks * block_size, generator=g)[:tokens]
+        slots[0] = -1
+        k_cache = uniform(g, (blocks, heads, block_size, head_size), dtype=dtype)
+        v_cache = uniform(g, (blocks, heads, block_size, head_size), dtype=dtype)
+        k_expected, v_expected = k_cache.clone(), v_cache.clone()
+        for t, slot in enumerate(slots.tolist()):
+            if slot >= 0:
+                k_expected[slot // block_size, :, slot % block_size] = k[t]
+                v_expected[slot // block_size, :, slot % block_size] = v[t]
+        strides = (heads * head_size, heads * head_size, heads * block_size * head_size,
+                   heads * block_size * head_size, block_size * head_size, block_size * head_size, head_size, head_size)
+        return Launch(tokens * heads, (k_cache, v_cache, k, v, slots, heads, head_size, block_size, *strides),
+                      {0: k_expected, 1: v_expected})
+    return make
+
+
+def _kv_caching(dtype, idx_dtype, batch: int, heads: int, seq: int, dim: int, capacity: int, transposed: bool):
+    """k/v [batch, heads, seq, dim] appended to caches [batch, heads, capacity, dim] after past_kv_lengths[b];
+    one block per (b, h, s); ``transposed``: k and v are [batch, seq, heads, dim] buffers seen through strides."""
+    def make(g):
+        shape = (batch, seq, heads, dim) if transposed else (batch, heads, seq, dim)
+        k_buf, v_buf = uniform(g, shape, dtype=dtype), uniform(g, shape, dtype=dtype)
+        k, v = (k_buf.transpose(1, 2), v_buf.transpose(1, 2)) if transposed else (k_buf, v_buf)
+        past = integers(g, (batch,), 0, capacity - seq, idx_dtype)
+        k_cache = uniform(g, (batch, heads, capacity, dim), dtype=dtype)
+        v_cache = uniform(g, (batch, heads, capacity, dim), dtype=dtype)
+        k_expected, v_expected = k_cache.clone(), v_cache.clone()
+        for b, p in enumerate(past.tolist()):
+            k_expected[b, :, p:p + seq] = k[b]
+            v_expected[b, :, p:p + seq] = v[b]
+        cache_strides = k_cache.stride()
+        return Launch(batch * heads * seq, (k_cache, v_cache, k_buf, v_buf, past, batch, heads, seq, dim,
+                                            *cache_strides, *cache_strides, *k.stride(), *v.stride()),
+                      {0: k_expected, 1: v_expected})
+    return make
+
+
 def infinicore_cases() -> list[Case]:
     common = dict(author="InfiniTensor", repo="InfiniTensor/InfiniCore", licence="MIT", fmt="kernel-launch")
     return [
@@ -693,6 +753,20 @@ def infinicore_cases() -> list[Case]:
                  Variant("cast_kernel_f16_to_f32", "fp16->fp32 1000", _infini_cast(torch.half, 1000)),
                  Variant("cast_kernel_bf16_to_f32", "bf16->fp32 4096", _infini_cast(torch.bfloat16, 4096)),
              ), **common),
+        Case("InfiniTensor/paged_caching_ascend_kernel", commit="2cec6ce6b27a789bf47818b370defa47a271dcc4",
+             path="src/infiniop/ops/paged_caching/ascend/paged_caching_ascend_kernel.cpp", groups=(MOVE,), variants=(
+                 Variant("paged_caching_kernel_f16", "fp16 5 tokens x 2 heads x 64, blocks of 4",
+                         _paged_caching(torch.half, 5, 2, 64, 4, 3)),
+                 Variant("paged_caching_kernel_f32", "fp32 3 tokens x 4 heads x 32, blocks of 8",
+                         _paged_caching(torch.float, 3, 4, 32, 8, 2)),
+             ), **common),
+        Case("InfiniTensor/kv_caching_ascend_kernel", commit="afdc5e5cd3905b90438e27825d96f9922660453f",
+             path="src/infiniop/ops/kv_caching/ascend/kv_caching_ascend_kernel.cpp", groups=(MOVE,), variants=(
+                 Variant("kv_caching_kernel_f16_i64", "fp16 2x2x3x64 into 16 slots",
+                         _kv_caching(torch.half, torch.int64, 2, 2, 3, 64, 16, False)),
+                 Variant("kv_caching_kernel_f16_i32", "fp16 1x4x2x32 [b, s, h, d] views into 8 slots",
+                         _kv_caching(torch.half, torch.int32, 1, 4, 2, 32, 8, True)),
+             ), **common),
     ]
 
 
@@ -701,10 +775,33 @@ def infinicore_cases() -> list[Case]:
 VLLM_COMMIT = "182b75ea84ff13ece27b57391331ef8935410aea"
 
 
+def _masked_input(size: int, cores: int, org: tuple[int, int], padding: int, added: tuple[int, int]):
+    """vLLM's vocab-parallel embedding mask: ids in this rank's original or added vocab shift to local ids, others
+    become 0 with mask True; csrc/torch_binding.cpp cuts ``size`` into ceil(size / aiv_num) chunks."""
+    def make(g):
+        ids = integers(g, (size,), 0, added[1] + 50)
+        in_org = (ids >= org[0]) & (ids < org[1])
+        in_added = (ids >= added[0]) & (ids < added[1])
+        offset = org[0] * in_org + (added[0] - (org[1] - org[0]) - padding) * in_added
+        keep = in_org | in_added
+        loops = -(-size // cores)
+        return Launch(cores, (ids, torch.zeros_like(ids), torch.zeros(size, dtype=torch.bool), org[0], org[1], padding,
+                              added[0], added[1], size, loops, cores),
+                      {1: torch.where(keep, ids - offset, 0).int(), 2: ~keep})
+    return make
+
+
 def vllm_cases() -> list[Case]:
     common = dict(author="vllm-project", repo="vllm-project/vllm-ascend", commit=VLLM_COMMIT, licence="Apache-2.0",
                   fmt="kernel-launch")
-    return lora_cases("csrc/kernels/{}.cpp", common)
+    return [
+        *lora_cases("csrc/kernels/{}.cpp", common),
+        Case("vllm-project/get_masked_input_and_mask_kernel",
+             path="csrc/kernels/get_masked_input_and_mask_kernel.cpp", groups=(ARITH, MOVE),
+             variants=(Variant("get_masked_input_and_mask_kernel", "1024 ids on 32 cores, vocab 100..400 + 500..520",
+                               _masked_input(1024, 32, (100, 400), 12, (500, 520))),),
+             **{**common, "commit": "28d0cdff7c8a6fe5e3c72ef34d3b6e41ac400a79"}),
+    ]
 
 
 # ---- duoduoyi6/ascendC_debug_agent: archive_tasks kernels (Apache-2.0); mixed-mode (AIC:AIV 1:2) kernel-launch ---
