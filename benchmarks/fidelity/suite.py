@@ -464,6 +464,40 @@ def _tri_inv(dtype, count: int, n: int):
     return make
 
 
+def _alloc_extend_reference(pre, seq, last_loc, free_pages, page: int):
+    """sglang's alloc_extend: each request's new token slots continue its last page, then fill whole new pages and
+    a partial one from ``free_pages`` (taken in request order)."""
+    out, pages_before = [], 0
+    for p, s, last in zip(pre, seq, last_loc):
+        need = -(-s // page) - -(-p // page)
+        first_page_end = min(s, -(-p // page) * page)
+        slots = [last + 1 + i for i in range(first_page_end - p)]
+        whole = max(s // page * page - -(-p // page) * page, 0)
+        for k in range(whole // page):
+            slots += [free_pages[pages_before + k] * page + i for i in range(page)]
+        if len(slots) < s - p:
+            slots += [free_pages[pages_before + need - 1] * page + i for i in range(s - p - len(slots))]
+        out += slots
+        pages_before += need
+    return torch.tensor(out, dtype=torch.int64)
+
+
+def _alloc_extend(batch: int, page: int, blocks: int):
+    """AllocExtendTilingData {batch_size, page_size, used_core_num, total_extend_tokens}; requests round-robin over
+    the blocks; the page count written to ``values`` is not checked."""
+    def make(g):
+        pre = integers(g, (batch,), 0, 40, torch.int64)
+        seq = pre + integers(g, (batch,), 1, 3 * page, torch.int64)
+        last_loc = pre - 1 + 1000 * torch.arange(1, batch + 1)
+        free_pages = torch.randperm(200, generator=g)[:64].to(torch.int64)
+        expected = _alloc_extend_reference(pre.tolist(), seq.tolist(), last_loc.tolist(), free_pages.tolist(), page)
+        tiling = pack("3i4xq", batch, page, blocks, expected.numel())
+        return Launch(blocks, (pre, seq, last_loc, free_pages, torch.zeros_like(expected),
+                               torch.zeros(4, dtype=torch.int64), torch.zeros(32, dtype=torch.uint8), tiling),
+                      {4: expected})
+    return make
+
+
 def sgl_cases() -> list[Case]:
     common = dict(author="sgl-project", repo="sgl-project/sgl-kernel-npu", commit=SGL_COMMIT, licence="MIT")
     return [
@@ -494,6 +528,12 @@ def sgl_cases() -> list[Case]:
                  Variant("tri_inv_col_sweep_fp16", "fp16 3 matrices 16x16", _tri_inv(torch.half, 3, 16), "pipe_race"),
              ), note="each column starts with Duplicate(b) on the V pipe and b.SetValue on the scalar pipe with no "
                      "V->S synchronisation (upstream race)", **common),
+        Case("sgl-project/alloc_extend_kernel", path="csrc/alloc_extend/op_kernel/alloc_extend_kernel.cpp",
+             groups=(MOVE,), variants=(
+                 Variant("alloc_extend", "6 requests, pages of 16, 3 blocks", _alloc_extend(6, 16, 3), "local_overrun"),
+                 Variant("alloc_extend", "5 requests, pages of 4, 5 blocks", _alloc_extend(5, 4, 5), "local_overrun"),
+             ), note="CopyIn offsets the seq_lens and last_loc copies by total_size_aligned, a byte count, as an "
+                     "element index: they land past the buffer (upstream bug)", **common),
         *lora_cases("csrc/lora/op_kernel/{}_kernel.cpp", common),
         Case("sgl-project/sgemmv_shrink_kernel", path="csrc/lora/op_kernel/sgemmv_shrink_kernel.cpp",
              groups=(ARITH, REDUCE, MOVE), variants=(
