@@ -831,6 +831,25 @@ def _masked_input(size: int, cores: int, org: tuple[int, int], padding: int, add
     return make
 
 
+def _advance_step(queries: int, block_size: int, max_blocks: int):
+    """vLLM multi-step advance_step: tokens <- sampled, positions <- seq_lens, seq_lens += 1, slot_mapping from the
+    block table; launch_advance_step_flashattn's 20-core split."""
+    def make(g):
+        sampled = integers(g, (queries,), 0, 32000, torch.int64)
+        seq_lens = integers(g, (queries,), 1, block_size * max_blocks - 1)
+        tables = torch.randperm(queries * max_blocks * 2, generator=g)[:queries * max_blocks].int().reshape(
+            queries, max_blocks)
+        pos = seq_lens.long()
+        slots = (tables.gather(1, (pos // block_size)[:, None])[:, 0].long() * block_size + pos % block_size).int()
+        cores = min(20, queries)
+        per_core = -(-queries // cores)
+        zeros64, zeros32 = torch.zeros(queries, dtype=torch.int64), torch.zeros(queries, dtype=torch.int32)
+        return Launch(cores, (queries, queries, block_size, zeros64, sampled, zeros64.clone(), seq_lens, zeros32,
+                              tables, max_blocks, per_core),
+                      {3: sampled, 5: pos, 6: seq_lens + 1, 7: slots})
+    return make
+
+
 def vllm_cases() -> list[Case]:
     common = dict(author="vllm-project", repo="vllm-project/vllm-ascend", commit=VLLM_COMMIT, licence="Apache-2.0",
                   fmt="kernel-launch")
@@ -841,6 +860,14 @@ def vllm_cases() -> list[Case]:
              variants=(Variant("get_masked_input_and_mask_kernel", "1024 ids on 32 cores, vocab 100..400 + 500..520",
                                _masked_input(1024, 32, (100, 400), 12, (500, 520))),),
              **{**common, "commit": "28d0cdff7c8a6fe5e3c72ef34d3b6e41ac400a79"}),
+        Case("vllm-project/advance_step", path="csrc/kernels/advance_step.cpp", groups=(ARITH, MOVE),
+             variants=(Variant("AdvanceStepFlashAttnKernel", "8 queries on 8 cores, blocks of 16",
+                               _advance_step(8, 16, 4), "local_overrun"),
+                       Variant("AdvanceStepFlashAttnKernel", "45 queries on 20 cores, blocks of 8",
+                               _advance_step(45, 8, 6), "local_overrun")),
+             note="Adds<int32_t, false> runs one full repeat (64 lanes, the mask it leaves unset) on a buffer of "
+                  "tasks_per_core elements: it writes past it (upstream bug)",
+             **{**common, "commit": "3e39d7234c0e5c66b184c136c602e87272b5a36e"}),
     ]
 
 
