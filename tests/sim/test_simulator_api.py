@@ -189,6 +189,20 @@ def test_without_its_header_a_kernel_fails_to_build():
         compile_kernel(HEADER_KERNEL, headers={"../common/factor.h": HEADERS["../common/factor.h"]})
 
 
+def test_errors_in_a_header_name_it_as_the_kernel_includes_it():
+    broken = {**HEADERS, "../common/factor.h": "#pragma once\nconstexpr float SCALE_FACTOR = undefined_name;\n"}
+    with pytest.raises(KernelBuildError) as info:
+        compile_kernel(HEADER_KERNEL, headers=broken)
+    assert "../common/factor.h:2:" in info.value.log and "local_headers" not in info.value.log
+    overrun = {**HEADERS, "scale_tiling.h": HEADERS["scale_tiling.h"] + (
+        "__aicore__ inline void Scale(AscendC::LocalTensor<float> v, uint32_t n) { AscendC::Muls(v, v, 2.0f, n); }\n")}
+    kernel = compile_kernel(HEADER_KERNEL.replace("Muls(v, v, SCALE_FACTOR, t.n);", "Scale(v, t.n + 8);"),
+                            headers=overrun)
+    with pytest.raises(SimulatorError) as failed:
+        kernel.launch_isolated(1, torch.randn(64), torch.zeros(64), struct.pack("<I", 64))
+    assert failed.value.kind == "local_overrun" and failed.value.file == "scale_tiling.h"
+
+
 @pytest.mark.parametrize("name", ["/etc/passwd", "a/../../b.h", "a//b.h", "./a.h", "", "..", "-Ia.h", "a\\b.h"])
 def test_a_header_name_must_be_a_plain_relative_path(name):
     with pytest.raises(KernelArgumentError, match="plain relative path"):

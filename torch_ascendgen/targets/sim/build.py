@@ -33,7 +33,7 @@ from filelock import FileLock
 
 from torch_ascendgen import config
 from torch_ascendgen._paths import sim_include_dir
-from torch_ascendgen.errors import KernelArgumentError
+from torch_ascendgen.errors import KernelArgumentError, KernelBuildError
 from torch_ascendgen.targets.toolchain import (
     KERNEL_FILE,
     KERNEL_FLAGS,
@@ -76,6 +76,7 @@ class SimBuild:
     library: Path
     seconds: float  # compile time; 0.0 when it came from the cache
     cached: bool
+    header_names: tuple[tuple[str, str], ...] = ()  # (staged path, the name the kernel includes it by)
 
 
 @dataclass(frozen=True)
@@ -131,17 +132,18 @@ def build_sim_kernel(source: str, entry: str, headers: Mapping[str, str] | None 
     ``headers``: the kernel's own headers, by the path its ``#include "..."`` lines name them relative to the
     kernel's directory (``../`` first allowed, as in ``"../common/util.h"``), and their text."""
     layout = header_layout(headers or {})
+    names = tuple(layout.names.items())
     key = build_key(source, entry, headers)
     directory = builds_root() / key[:2] / key
     if _complete(directory):
-        return SimBuild(entry, key, directory, directory / LIBRARY_FILE, 0.0, True)
+        return SimBuild(entry, key, directory, directory / LIBRARY_FILE, 0.0, True, names)
     support = sim_support()
     directory.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(str(directory) + ".lock"):
         if _complete(directory):
-            return SimBuild(entry, key, directory, directory / LIBRARY_FILE, 0.0, True)
+            return SimBuild(entry, key, directory, directory / LIBRARY_FILE, 0.0, True, names)
         seconds = _build_into(directory, source, entry, support, layout)
-    return SimBuild(entry, key, directory, directory / LIBRARY_FILE, seconds, False)
+    return SimBuild(entry, key, directory, directory / LIBRARY_FILE, seconds, False, names)
 
 
 def sim_support() -> SimSupport:
@@ -210,6 +212,13 @@ class HeaderLayout:
 
     files: dict[str, str]
     kernel_dir: str | None  # None: no headers
+    names: dict[str, str]  # staged path -> the name the kernel includes it by
+
+    def named(self, text: str) -> str:
+        """``text`` (a compiler log, a diagnostic) with staged header paths replaced by their include names."""
+        for staged_path in sorted(self.names, key=len, reverse=True):
+            text = text.replace(staged_path, self.names[staged_path])
+        return text
 
 
 HEADERS_DIR = "local_headers"
@@ -219,10 +228,10 @@ def header_layout(headers: Mapping[str, str]) -> HeaderLayout:
     """Validate the header names (plain relative paths, ``../`` only in front) and lay them out."""
     parts = {name: _header_parts(name) for name in headers}
     if not parts:
-        return HeaderLayout({}, None)
+        return HeaderLayout({}, None, {})
     depth = max(_ups(p) for p in parts.values())
     kernel_dir = PurePosixPath(HEADERS_DIR, *(["_"] * depth))
-    files = {}
+    files, names = {}, {}
     for name, text in headers.items():
         if not isinstance(text, str):
             raise KernelArgumentError(f"header {name!r}: its text must be a str, got {type(text).__name__}")
@@ -232,7 +241,8 @@ def header_layout(headers: Mapping[str, str]) -> HeaderLayout:
         if str(where) in files:
             raise KernelArgumentError(f"header {name!r} names the same file as another header")
         files[str(where)] = text
-    return HeaderLayout(files, str(kernel_dir))
+        names[str(where)] = name
+    return HeaderLayout(files, str(kernel_dir), names)
 
 
 def _ups(parts: tuple[str, ...]) -> int:
@@ -264,11 +274,16 @@ def _build_into(directory: Path, source: str, entry: str, support: SimSupport, l
             local = ["-iquote", layout.kernel_dir]
         prelude = ["-include", str(support.prelude)] if support.prelude else []
         started = time.perf_counter()
-        log = compile_shared(
-            [*build_flags(), *local, f"-I{sim_include_dir()}", *prelude, EXPORT_FILE, str(support.launch_object),
-             "-o", LIBRARY_FILE],
-            staging, f"kernel {entry}", untrusted_build(support),
-        )
+        try:
+            log = compile_shared(
+                [*build_flags(), *local, f"-I{sim_include_dir()}", *prelude, EXPORT_FILE, str(support.launch_object),
+                 "-o", LIBRARY_FILE],
+                staging, f"kernel {entry}", untrusted_build(support),
+            )
+        except KernelBuildError as exc:
+            if not layout.names:
+                raise
+            raise KernelBuildError(layout.named(exc.args[0]), layout.named(exc.log), exc.command) from None
         seconds = time.perf_counter() - started
         (staging / "build.log").write_text(log)
         manifest = {"entry": entry, "seconds": seconds, "flags": build_flags(),

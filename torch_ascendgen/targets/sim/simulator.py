@@ -195,7 +195,7 @@ class SimKernel:
         source_line = ""
         if from_kernel and 0 < line <= len(self.source.splitlines()):
             source_line = self.source.splitlines()[line - 1]
-        file = self.filename if from_kernel else diag["file"]
+        file = self.filename if from_kernel else dict(self.build.header_names).get(diag["file"], diag["file"])
         message = _quote_debug_text(diag["message"], debug_text)
         return _carrying(SimulatorError(diag["kind"], message, file, line, diag["block"], source_line), debug_text)
 
