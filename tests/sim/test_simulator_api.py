@@ -132,3 +132,108 @@ def test_tiling_bytes_are_a_gm_buffer(scale_kernel):
     y = torch.empty(64)
     scale_kernel.launch(1, data, y, 64, 2.0, Params(0, 1.0))
     torch.testing.assert_close(y, x * 2.0)
+
+
+# A kernel whose parameters and scale factor come from its own headers, one of them found through "../".
+HEADER_KERNEL = r"""
+#include "kernel_operator.h"
+#include "scale_tiling.h"
+using namespace AscendC;
+
+extern "C" __global__ __aicore__ void header_scale(GM_ADDR x, GM_ADDR y, GM_ADDR tiling)
+{
+    ScaleTiling t = *reinterpret_cast<__gm__ ScaleTiling*>(tiling);
+    TPipe pipe;
+    TQue<QuePosition::VECIN, 1> queue;
+    GlobalTensor<float> xGm, yGm;
+    xGm.SetGlobalBuffer((__gm__ float*)x);
+    yGm.SetGlobalBuffer((__gm__ float*)y);
+    pipe.InitBuffer(queue, 1, t.n * sizeof(float));
+    LocalTensor<float> v = queue.AllocTensor<float>();
+    DataCopy(v, xGm, t.n);
+    PipeBarrier<PIPE_ALL>();
+    Muls(v, v, SCALE_FACTOR, t.n);
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yGm, v, t.n);
+    queue.FreeTensor(v);
+}
+"""
+
+HEADERS = {
+    "scale_tiling.h": '#pragma once\n#include "../common/factor.h"\nstruct ScaleTiling { uint32_t n; };\n',
+    "../common/factor.h": "#pragma once\nconstexpr float SCALE_FACTOR = 3.0f;\n",
+}
+
+
+def test_a_kernel_builds_with_its_own_headers():
+    kernel = compile_kernel(HEADER_KERNEL, headers=HEADERS)
+    x = torch.randn(64)
+    y = torch.zeros(64)
+    kernel.launch(1, x, y, struct.pack("<I", 64))
+    torch.testing.assert_close(y, x * 3.0)
+
+
+def test_headers_are_part_of_the_build_key():
+    first = compile_kernel(HEADER_KERNEL, headers=HEADERS)
+    changed = compile_kernel(HEADER_KERNEL, headers={**HEADERS, "../common/factor.h": HEADERS["../common/factor.h"]
+                                                    .replace("3.0f", "5.0f")})
+    assert changed.build.directory != first.build.directory
+    x = torch.randn(64)
+    y = torch.zeros(64)
+    changed.launch(1, x, y, struct.pack("<I", 64))
+    torch.testing.assert_close(y, x * 5.0)
+
+
+def test_without_its_header_a_kernel_fails_to_build():
+    with pytest.raises(KernelBuildError, match="scale_tiling.h"):
+        compile_kernel(HEADER_KERNEL, headers={"../common/factor.h": HEADERS["../common/factor.h"]})
+
+
+def test_errors_in_a_header_name_it_as_the_kernel_includes_it():
+    broken = {**HEADERS, "../common/factor.h": "#pragma once\nconstexpr float SCALE_FACTOR = undefined_name;\n"}
+    with pytest.raises(KernelBuildError) as info:
+        compile_kernel(HEADER_KERNEL, headers=broken)
+    assert "../common/factor.h:2:" in info.value.log and "local_headers" not in info.value.log
+    overrun = {**HEADERS, "scale_tiling.h": HEADERS["scale_tiling.h"] + (
+        "__aicore__ inline void Scale(AscendC::LocalTensor<float> v, uint32_t n) { AscendC::Muls(v, v, 2.0f, n); }\n")}
+    kernel = compile_kernel(HEADER_KERNEL.replace("Muls(v, v, SCALE_FACTOR, t.n);", "Scale(v, t.n + 8);"),
+                            headers=overrun)
+    with pytest.raises(SimulatorError) as failed:
+        kernel.launch_isolated(1, torch.randn(64), torch.zeros(64), struct.pack("<I", 64))
+    assert failed.value.kind == "local_overrun" and failed.value.file == "scale_tiling.h"
+
+
+@pytest.mark.parametrize("name", ["/etc/passwd", "a/../../b.h", "a//b.h", "./a.h", "", "..", "-Ia.h", "a\\b.h"])
+def test_a_header_name_must_be_a_plain_relative_path(name):
+    with pytest.raises(KernelArgumentError, match="plain relative path"):
+        compile_kernel(HEADER_KERNEL, headers={**HEADERS, name: "#pragma once\n"})
+
+
+TWO_OUTPUTS = r"""
+#include "kernel_operator.h"
+using namespace AscendC;
+
+extern "C" __global__ __aicore__ void two_outputs(GM_ADDR a, GM_ADDR b)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> buf;
+    GlobalTensor<int32_t> aGm, bGm;
+    aGm.SetGlobalBuffer((__gm__ int32_t*)a);
+    bGm.SetGlobalBuffer((__gm__ int32_t*)b);
+    pipe.InitBuffer(buf, 64);
+    LocalTensor<int32_t> t = buf.Get<int32_t>();
+    Duplicate(t, 1, 8);
+    Duplicate(t[8], 2, 8);
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(aGm, t, 8);
+    DataCopy(bGm, t[8], 8);
+}
+"""
+
+
+def test_outputs_that_start_equal_stay_separate_buffers_in_the_child():
+    """Two zeroed outputs hold the same bytes: the sandboxed launch must still hand the kernel two buffers."""
+    kernel = compile_kernel(TWO_OUTPUTS)
+    a, b = torch.zeros(8, dtype=torch.int32), torch.zeros(8, dtype=torch.int32)
+    kernel.launch_isolated(1, a, b)
+    assert a.tolist() == [1] * 8 and b.tolist() == [2] * 8

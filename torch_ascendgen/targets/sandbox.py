@@ -362,8 +362,9 @@ class _Child:
 # ---- the files between the two sides -------------------------------------------------------------------
 #
 # A tensor travels as a persistent id: ("tensor", dtype name, shape, stride, storage offset, requires_grad,
-# is a Parameter, storage), the storage being ("bytes", nbytes, data) or ("file", nbytes, index): the index-th
+# is a Parameter, storage), the storage being ("bytes", nbytes, data, serial) or ("file", nbytes, index): the index-th
 # file of the message, named by the receiver from the message's own name (a name from the child is never a path).
+# The serial keeps two storages apart that hold the same bytes (two zeroed outputs must stay two buffers).
 
 
 def _send(path: Path, obj: Any, folder: Path, file_bytes: int) -> None:
@@ -436,7 +437,7 @@ class _Sender(pickle.Pickler):
 
     def _storage_id(self, storage: torch.UntypedStorage) -> tuple:
         if storage.nbytes() < self.file_bytes:
-            return ("bytes", storage.nbytes(), bytes(_bytes_view(storage)))
+            return ("bytes", storage.nbytes(), bytes(_bytes_view(storage)), len(self.storages))
         index = len([ref for ref in self.storages.values() if ref[0] == "file"])
         _write_new(_storage_file(self.folder, self.message, index), _bytes_view(storage))
         return ("file", storage.nbytes(), index)
@@ -454,7 +455,7 @@ class _Receiver(pickle.Unpickler):
         return _tensor(pid, self.storages, self._storage)
 
     def _storage(self, ref: tuple) -> torch.UntypedStorage:
-        kind, nbytes, data = ref
+        kind, nbytes, data = ref[:3]
         if kind == "file":
             return torch.UntypedStorage.from_file(str(_storage_file(self.folder, self.message, data)), False, nbytes)
         return _storage_from_bytes(data, nbytes)
@@ -475,7 +476,7 @@ class _ResultReceiver(pickle.Unpickler):
         return _tensor(pid, self.storages, self._storage)
 
     def _storage(self, ref: tuple) -> torch.UntypedStorage:
-        kind, nbytes, data = ref
+        kind, nbytes, data = ref[:3]
         if type(nbytes) is not int or nbytes < 0:
             raise pickle.UnpicklingError(f"a storage of {nbytes!r} bytes")
         if kind == "bytes":
@@ -514,7 +515,8 @@ def _tensor(pid: tuple, storages: dict, load: Callable[[tuple], torch.UntypedSto
     dtype = getattr(torch, dtype_name, None) if type(dtype_name) is str else None
     sizes = (*shape, *stride, offset) if type(shape) is tuple and type(stride) is tuple else ("?",)
     if (not isinstance(dtype, torch.dtype) or len(shape) != len(stride) or len(shape) > 64
-            or any(type(n) is not int or n < 0 for n in sizes) or type(ref) is not tuple or len(ref) != 3):
+            or any(type(n) is not int or n < 0 for n in sizes) or type(ref) is not tuple
+            or not (len(ref) == 3 or (len(ref) == 4 and type(ref[3]) is int))):
         raise pickle.UnpicklingError(f"a malformed tensor description {str(pid)[:120]!r}")
     if ref not in storages:
         storages[ref] = load(ref)

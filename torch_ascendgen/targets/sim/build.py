@@ -24,14 +24,16 @@ import json
 import os
 import shutil
 import time
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from filelock import FileLock
 
 from torch_ascendgen import config
 from torch_ascendgen._paths import sim_include_dir
+from torch_ascendgen.errors import KernelArgumentError, KernelBuildError
 from torch_ascendgen.targets.toolchain import (
     KERNEL_FILE,
     KERNEL_FLAGS,
@@ -74,6 +76,7 @@ class SimBuild:
     library: Path
     seconds: float  # compile time; 0.0 when it came from the cache
     cached: bool
+    header_names: tuple[tuple[str, str], ...] = ()  # (staged path, the name the kernel includes it by)
 
 
 @dataclass(frozen=True)
@@ -106,10 +109,11 @@ def support_key() -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 
 
-def build_key(source: str, entry: str) -> str:
+def build_key(source: str, entry: str, headers: Mapping[str, str] | None = None) -> str:
     parts = {
         "source": source,
         "entry": entry,
+        "local_headers": sorted((headers or {}).items()),
         "headers": sim_headers_digest(),
         "compiler": compiler_identity(config.cxx()),
         "flags": build_flags(),
@@ -122,19 +126,24 @@ def builds_root() -> Path:
     return config.cache_dir() / "sim" / "builds"
 
 
-def build_sim_kernel(source: str, entry: str) -> SimBuild:
-    """Compile ``source`` with the simulator headers; reuse an identical earlier build."""
-    key = build_key(source, entry)
+def build_sim_kernel(source: str, entry: str, headers: Mapping[str, str] | None = None) -> SimBuild:
+    """Compile ``source`` with the simulator headers; reuse an identical earlier build.
+
+    ``headers``: the kernel's own headers, by the path its ``#include "..."`` lines name them relative to the
+    kernel's directory (``../`` first allowed, as in ``"../common/util.h"``), and their text."""
+    layout = header_layout(headers or {})
+    names = tuple(layout.names.items())
+    key = build_key(source, entry, headers)
     directory = builds_root() / key[:2] / key
     if _complete(directory):
-        return SimBuild(entry, key, directory, directory / LIBRARY_FILE, 0.0, True)
+        return SimBuild(entry, key, directory, directory / LIBRARY_FILE, 0.0, True, names)
     support = sim_support()
     directory.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(str(directory) + ".lock"):
         if _complete(directory):
-            return SimBuild(entry, key, directory, directory / LIBRARY_FILE, 0.0, True)
-        seconds = _build_into(directory, source, entry, support)
-    return SimBuild(entry, key, directory, directory / LIBRARY_FILE, seconds, False)
+            return SimBuild(entry, key, directory, directory / LIBRARY_FILE, 0.0, True, names)
+        seconds = _build_into(directory, source, entry, support, layout)
+    return SimBuild(entry, key, directory, directory / LIBRARY_FILE, seconds, False, names)
 
 
 def sim_support() -> SimSupport:
@@ -196,17 +205,85 @@ def _complete(directory: Path) -> bool:
     return (directory / MANIFEST_FILE).is_file() and (directory / LIBRARY_FILE).is_file()
 
 
-def _build_into(directory: Path, source: str, entry: str, support: SimSupport) -> float:
+@dataclass(frozen=True)
+class HeaderLayout:
+    """Where a kernel's own headers go in the staging directory: ``files`` by staging-relative path, and the
+    directory standing for the kernel's own (searched by -iquote), deep enough that every ``../`` stays inside."""
+
+    files: dict[str, str]
+    kernel_dir: str | None  # None: no headers
+    names: dict[str, str]  # staged path -> the name the kernel includes it by
+
+    def named(self, text: str) -> str:
+        """``text`` (a compiler log, a diagnostic) with staged header paths replaced by their include names."""
+        for staged_path in sorted(self.names, key=len, reverse=True):
+            text = text.replace(staged_path, self.names[staged_path])
+        return text
+
+
+HEADERS_DIR = "local_headers"
+
+
+def header_layout(headers: Mapping[str, str]) -> HeaderLayout:
+    """Validate the header names (plain relative paths, ``../`` only in front) and lay them out."""
+    parts = {name: _header_parts(name) for name in headers}
+    if not parts:
+        return HeaderLayout({}, None, {})
+    depth = max(_ups(p) for p in parts.values())
+    kernel_dir = PurePosixPath(HEADERS_DIR, *(["_"] * depth))
+    files, names = {}, {}
+    for name, text in headers.items():
+        if not isinstance(text, str):
+            raise KernelArgumentError(f"header {name!r}: its text must be a str, got {type(text).__name__}")
+        rest = parts[name]
+        ups = _ups(rest)
+        where = PurePosixPath(*kernel_dir.parts[:len(kernel_dir.parts) - ups], *rest[ups:])
+        if str(where) in files:
+            raise KernelArgumentError(f"header {name!r} names the same file as another header")
+        files[str(where)] = text
+        names[str(where)] = name
+    return HeaderLayout(files, str(kernel_dir), names)
+
+
+def _ups(parts: tuple[str, ...]) -> int:
+    return next((i for i, part in enumerate(parts) if part != ".."), len(parts))
+
+
+def _header_parts(name: str) -> tuple[str, ...]:
+    parts = tuple(name.split("/")) if isinstance(name, str) else ()
+    ups = _ups(parts)
+    rest = parts[ups:]
+    if (not rest or "\\" in name or "\0" in name or name.startswith("/")
+            or any(part in ("", ".", "..") or part.startswith("-") for part in rest)):
+        raise KernelArgumentError(
+            f"header name {name!r} is not a plain relative path (like \"tiling.h\", \"lib/util.h\" or "
+            "\"../common/util.h\")")
+    return parts
+
+
+def _build_into(directory: Path, source: str, entry: str, support: SimSupport, layout: HeaderLayout) -> float:
     with staged(directory) as staging:
         (staging / KERNEL_FILE).write_text(source)
         (staging / EXPORT_FILE).write_text(EXPORT_SHIM.format(kernel=KERNEL_FILE, entry=entry))
+        for name, text in layout.files.items():
+            (staging / name).parent.mkdir(parents=True, exist_ok=True)
+            (staging / name).write_text(text)
+        local = []
+        if layout.kernel_dir is not None:
+            (staging / layout.kernel_dir).mkdir(parents=True, exist_ok=True)
+            local = ["-iquote", layout.kernel_dir]
         prelude = ["-include", str(support.prelude)] if support.prelude else []
         started = time.perf_counter()
-        log = compile_shared(
-            [*build_flags(), f"-I{sim_include_dir()}", *prelude, EXPORT_FILE, str(support.launch_object),
-             "-o", LIBRARY_FILE],
-            staging, f"kernel {entry}", untrusted_build(support),
-        )
+        try:
+            log = compile_shared(
+                [*build_flags(), *local, f"-I{sim_include_dir()}", *prelude, EXPORT_FILE, str(support.launch_object),
+                 "-o", LIBRARY_FILE],
+                staging, f"kernel {entry}", untrusted_build(support),
+            )
+        except KernelBuildError as exc:
+            if not layout.names:
+                raise
+            raise KernelBuildError(layout.named(exc.args[0]), layout.named(exc.log), exc.command) from None
         seconds = time.perf_counter() - started
         (staging / "build.log").write_text(log)
         manifest = {"entry": entry, "seconds": seconds, "flags": build_flags(),

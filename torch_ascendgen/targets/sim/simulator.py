@@ -15,7 +15,7 @@ import ctypes
 import functools
 import re
 import struct
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -208,7 +208,7 @@ class SimKernel:
         source_line = ""
         if from_kernel and 0 < line <= len(self.source.splitlines()):
             source_line = self.source.splitlines()[line - 1]
-        file = self.filename if from_kernel else diag["file"]
+        file = self.filename if from_kernel else dict(self.build.header_names).get(diag["file"], diag["file"])
         message = _quote_debug_text(diag["message"], debug_text)
         return _carrying(SimulatorError(diag["kind"], message, file, line, diag["block"], source_line), debug_text)
 
@@ -242,17 +242,18 @@ def _sim_dict(profile) -> dict:
 
 
 def compile_kernel(source: str, entry: str | None = None, *, filename: str = "kernel.cpp",
-                   contract: bool = False) -> SimKernel:
+                   contract: bool = False, headers: Mapping[str, str] | None = None) -> SimKernel:
     """Build ``source`` for the simulator (or reuse an identical earlier build) and load it.
 
     ``filename`` is what diagnostics call the source file. ``contract``: the source follows the
-    kernel contract (generate.py), whose host tiling function is then exported too.
+    kernel contract (generate.py), whose host tiling function is then exported too. ``headers``: the
+    kernel's own headers, {path as its ``#include "..."`` names it relative to the kernel's directory: text}.
     """
     name = entry or find_entry(source)
     if not _ENTRY_NAME_RE.fullmatch(name):
         raise KernelArgumentError(f"entry {name!r} is not a C identifier or a template instantiation (name<T>)")
     built = source + CONTRACT_EXPORT if contract else source
-    return SimKernel(build_sim_kernel(built, name), source, filename)
+    return SimKernel(build_sim_kernel(built, name, headers), source, filename)
 
 
 def _launch_in_child(build: SimBuild, source: str, filename: str, block_dim: int, args: list, soc: str | None,

@@ -1,0 +1,266 @@
+"""Run the fidelity suite: public AscendC kernels, unmodified, on the simulator, checked against torch.
+
+    python benchmarks/fidelity/run.py                    # every case
+    python benchmarks/fidelity/run.py --only ggml        # cases whose id contains "ggml"
+    python benchmarks/fidelity/run.py --json out.json    # also write the results as JSON
+
+For each case (suite.py) the runner checks the vendored files against their PROVENANCE sha256, builds each entry
+the case's variants use with compile_kernel (the kernel's own headers beside it), launches every variant in a
+sandboxed child with a time limit (foreign code never runs in this process) and compares each output buffer with
+the torch reference (per-dtype tolerance). It prints one line per case, then totals: compiled, correct, failures
+by cause, and per API group and per author.
+
+A case compiles when every entry it uses builds; it is correct when every variant's outputs match. Causes:
+``kernel-launch syntax`` and ``operator project`` (formats the simulator does not build yet), ``compile error:
+<first missing API or header>``, ``simulator diagnostic: <kind>``, ``wrong result``, ``timeout``, ``crash``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+from collections import Counter, defaultdict
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import torch
+
+HERE = Path(__file__).resolve().parent
+for path in (str(HERE), str(HERE.parent.parent)):  # the suite's modules; the package from a checkout
+    if path not in sys.path:
+        sys.path.insert(0, path)
+
+from sources import local_includes, provenance, repo_dir, sha256, vendored_reader  # noqa: E402
+from suite import CASES, GROUPS, Case, Launch, Variant  # noqa: E402
+
+from torch_ascendgen.errors import (  # noqa: E402
+    KernelBuildError,
+    KernelCrashError,
+    KernelTimeoutError,
+    SimulatorError,
+)
+from torch_ascendgen.targets.sim.simulator import SimKernel, compile_kernel  # noqa: E402
+
+TOLERANCES = {torch.float32: (1e-4, 1e-4), torch.float16: (2e-3, 2e-3), torch.bfloat16: (1.6e-2, 1.6e-2),
+              torch.float64: (1e-7, 1e-7)}
+TIMEOUT_S = 120.0
+SEED = 0
+
+
+class UnsupportedFormat(Exception):
+    """A kernel in a format the simulator's build does not take yet; the message is the cause."""
+
+
+@dataclass
+class Result:
+    id: str
+    author: str
+    groups: list[str]
+    compiled: bool = False
+    correct: bool = False
+    cause: str = ""
+    detail: str = ""
+    variants: list[dict] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def verify_files(case: Case) -> list[str]:
+    """The case's vendored files whose bytes differ from their PROVENANCE sha256 (or that are missing)."""
+    recorded = provenance(case.repo)
+    paths = [case.path, *kernel_headers(case).values()]
+    bad = []
+    for path in paths:
+        file = repo_dir(case.repo) / path
+        if path not in recorded or not file.is_file() or sha256(file.read_bytes()) != recorded[path][1]:
+            bad.append(path)
+    return bad
+
+
+def kernel_headers(case: Case) -> dict[str, str]:
+    """{include name relative to the kernel's directory: repository path} of the kernel's own headers."""
+    return local_includes(vendored_reader(case.repo), case.path, case.include_roots)
+
+
+def kernel_source(case: Case) -> str:
+    return (repo_dir(case.repo) / case.path).read_text(encoding="utf-8", errors="surrogateescape")
+
+
+def build(case: Case, entry: str) -> SimKernel:
+    """The one place a vendored kernel becomes a simulator kernel; raises UnsupportedFormat or KernelBuildError.
+
+    Kernel-launch files (a ``<<<>>>`` launcher) and operator projects (GET_TILING_DATA from op_host) need the
+    launcher rewrite and the op-project shim: route them here once those exist."""
+    source = kernel_source(case)
+    fmt = kernel_format(case, source)
+    if fmt != "bare":
+        raise UnsupportedFormat(fmt if fmt == "operator project" else "kernel-launch syntax")
+    read = vendored_reader(case.repo)
+    headers = {name: read(path) for name, path in kernel_headers(case).items()}
+    return compile_kernel(source, entry, filename=Path(case.path).name, headers=headers)
+
+
+def kernel_format(case: Case, source: str) -> str:
+    """The case's format; a ``<<<>>>`` launcher in the file makes any kernel a kernel-launch one."""
+    return "kernel-launch" if re.search(r">>>\s*\(", source) else case.fmt
+
+
+_MISSING = (
+    re.compile(r"fatal error: ([\w./-]+): No such file"),
+    re.compile(r"'(?:AscendC::)?([\w:]+)' (?:was not declared|is not a member of|has not been declared)"),
+    re.compile(r"'(?:class |struct )?[\w:<>, ]+' has no member named '(\w+)'"),
+    re.compile(r"no matching (?:function|member function) for call to '(?:AscendC::)?([\w:]+)"),
+    re.compile(r"call of overloaded '(?:AscendC::)?(\w+)\(.*' is ambiguous"),
+    re.compile(r"no match for '(operator\S+)'"),
+)
+
+
+def compile_cause(log: str) -> str:
+    """``compile error: <what>``: the first missing header or API the log names, else the first error line (with
+    the macro it came from, when the compiler names one)."""
+    lines = log.splitlines()
+    for number, line in enumerate(lines):
+        if "error" not in line:
+            continue
+        for pattern in _MISSING:
+            found = pattern.search(line)
+            if found:
+                what = found.group(1)
+                prefix = "missing header " if pattern is _MISSING[0] else ""
+                suffix = " (ambiguous)" if "ambiguous" in line else ""
+                return f"compile error: {prefix}{what}{suffix}"
+        macro = next((m.group(1) for m in (re.search(r"in expansion of macro '(\w+)'", later)
+                                           for later in lines[number + 1:number + 3]) if m), "")
+        return "compile error: " + (f"macro {macro}: " if macro else "") + re.sub(r"^.*?error: ", "", line)[:80]
+    return "compile error"
+
+
+def compare(launch: Launch, args_after: tuple) -> str:
+    """'' when every expected output matches, else what differs first."""
+    for index, expected in launch.expected.items():
+        got = args_after[index]
+        if got.dtype != expected.dtype:
+            got = got.reshape(-1).view(expected.dtype) if got.element_size() != expected.element_size() else got
+        got = got.reshape(-1)[:expected.numel()].reshape(expected.shape)
+        if got.dtype.is_floating_point:
+            rtol, atol = TOLERANCES.get(got.dtype, (1e-4, 1e-4))
+            rtol = launch.rtol if launch.rtol is not None else rtol
+            atol = launch.atol if launch.atol is not None else atol
+            close = torch.isclose(got.float(), expected.float(), rtol=rtol, atol=atol, equal_nan=True)
+        else:
+            atol = launch.atol or 0
+            close = (got.long() - expected.long()).abs() <= atol
+        if not bool(close.all()):
+            bad = (~close).nonzero()[0].tolist()
+            return (f"argument {index}: {int((~close).sum())}/{close.numel()} elements differ; first at {bad}: "
+                    f"got {got[tuple(bad)].item()!r}, expected {expected[tuple(bad)].item()!r}")
+    return ""
+
+
+def run_variant(kernel: SimKernel, variant: Variant, soc: str = "") -> tuple[str, str]:
+    """(cause, detail) of one launch; ('', '') when it is correct."""
+    generator = torch.Generator().manual_seed(SEED)
+    launch = variant.make(generator)
+    args = tuple(a.clone() if isinstance(a, torch.Tensor) else a for a in launch.args)
+    try:
+        kernel.launch_isolated(launch.block_dim, *args, soc=soc or None, timeout=TIMEOUT_S)
+    except SimulatorError as exc:
+        if variant.diagnostic == exc.kind:
+            return "", ""
+        return f"simulator diagnostic: {exc.kind}", str(exc).splitlines()[0][:200]
+    except KernelTimeoutError as exc:
+        return "timeout", str(exc)[:200]
+    except KernelCrashError as exc:
+        return "crash", str(exc)[:200]
+    if variant.diagnostic:
+        return "missed diagnostic", f"the simulator let an upstream {variant.diagnostic} pass"
+    mismatch = compare(launch, args)
+    return ("wrong result", mismatch) if mismatch else ("", "")
+
+
+def run_case(case: Case) -> Result:
+    result = Result(case.id, case.author, list(case.groups))
+    started = time.perf_counter()
+    bad = verify_files(case)
+    if bad:
+        result.cause, result.detail = "vendored file changed", ", ".join(bad)
+        return result
+    kernels: dict[str, SimKernel] = {}
+    try:
+        for entry in dict.fromkeys(v.entry for v in case.variants):
+            kernels[entry] = build(case, entry)
+    except UnsupportedFormat as exc:
+        result.cause = str(exc)
+        return _timed(result, started)
+    except KernelBuildError as exc:
+        result.cause, result.detail = compile_cause(exc.log or str(exc)), (exc.log or str(exc))[:400]
+        return _timed(result, started)
+    result.compiled = True
+    for variant in case.variants:
+        cause, detail = run_variant(kernels[variant.entry], variant, case.soc)
+        result.variants.append({"entry": variant.entry, "label": variant.label, "cause": cause, "detail": detail})
+        if cause and not result.cause:
+            result.cause, result.detail = cause, f"{variant.label}: {detail}"
+    result.correct = not result.cause
+    return _timed(result, started)
+
+
+def _timed(result: Result, started: float) -> Result:
+    result.seconds = round(time.perf_counter() - started, 2)
+    return result
+
+
+def report(results: list[Result]) -> str:
+    lines = [f"{'kernel':<52} {'compiled':<9} {'correct':<8} cause"]
+    for r in results:
+        lines.append(f"{r.id:<52} {'yes' if r.compiled else 'no':<9} {'yes' if r.correct else 'no':<8} {r.cause}")
+    total = len(results)
+    lines += ["", f"kernels {total}, authors {len({r.author for r in results})}: "
+              f"compiled {sum(r.compiled for r in results)}, correct {sum(r.correct for r in results)}"]
+    lines.append("failures by cause:")
+    for cause, count in Counter(_cause_class(r.cause) for r in results if not r.correct).most_common():
+        lines.append(f"  {count:3d}  {cause}")
+    lines.append("compile errors by first missing API or header:")
+    for cause, count in Counter(r.cause for r in results if r.cause.startswith("compile error")).most_common():
+        lines.append(f"  {count:3d}  {cause[len('compile error: '):]}")
+    lines.append(_breakdown("per API group", results, lambda r: r.groups, GROUPS))
+    lines.append(_breakdown("per author", results, lambda r: [r.author], sorted({r.author for r in results})))
+    return "\n".join(lines)
+
+
+def _cause_class(cause: str) -> str:
+    return "compile error" if cause.startswith("compile error") else cause
+
+
+def _breakdown(title: str, results: list[Result], keys, order) -> str:
+    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+    for r in results:
+        for key in keys(r):
+            counts[key][0] += 1
+            counts[key][1] += r.compiled
+            counts[key][2] += r.correct
+    rows = [f"{title}: kernels / compiled / correct"]
+    rows += [f"  {key:<22} {c[0]:3d} {c[1]:3d} {c[2]:3d}" for key in order for c in [counts[key]]]
+    return "\n".join(rows)
+
+
+def main(argv: list[str] | None = None) -> list[Result]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", default="", help="run the cases whose id contains this text")
+    parser.add_argument("--json", type=Path, help="also write the results here")
+    options = parser.parse_args(argv)
+    results = []
+    for case in CASES:
+        if options.only in case.id:
+            results.append(run_case(case))
+            print(f"  {case.id}: {results[-1].cause or 'correct'} ({results[-1].seconds} s)", file=sys.stderr)
+    print(report(results))
+    if options.json:
+        options.json.write_text(json.dumps([asdict(r) for r in results], indent=1))
+    return results
+
+
+if __name__ == "__main__":
+    main()

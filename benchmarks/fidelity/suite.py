@@ -1,0 +1,935 @@
+"""The fidelity suite: public AscendC kernels, compiled unmodified on the simulator, each checked against torch.
+
+One ``Case`` per vendored kernel file (``kernels/<owner>/<repo>/<path>``): who wrote it, where it comes from,
+the issue-14 API groups it exercises, and its ``Variant`` launches. A variant names the kernel entry and draws
+one launch: the block count, the arguments in the entry's parameter order (tensors, numbers, tiling bytes packed
+as the repository's tiling header lays them out) and the expected content of the output arguments, computed
+with torch from the same inputs. The arguments follow the repository's own host code (its tiling function or
+launcher), read at the vendored commit.
+
+Formats: ``bare`` (a ``__global__ __aicore__`` entry the repository's host code launches), ``kernel-launch``
+(the file also holds a ``<<<>>>`` launcher), ``operator project`` (the entry reads ``GET_TILING_DATA`` from the
+project's op_host tiling header).
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+import torch
+
+GROUPS = ("basic_arith_logic", "math_library", "data_movement", "sort_selection", "reductions", "high_level",
+          "static_list_tensors", "std_utils", "debug")
+
+ARITH, MATH, MOVE, SORT, REDUCE, HIGH, STATIC, STD, DEBUG = GROUPS
+
+
+@dataclass(frozen=True)
+class Launch:
+    """One launch: ``args`` in the entry's parameter order; ``expected`` {parameter index: what that GM buffer holds
+    afterwards}; ``atol``/``rtol`` override the runner's per-dtype tolerance."""
+
+    block_dim: int
+    args: tuple
+    expected: Mapping[int, torch.Tensor]
+    atol: float | None = None
+    rtol: float | None = None
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One launch of ``entry``. ``diagnostic``: the launch does something undefined upstream (the note says what),
+    and the simulator is right when it stops it with this diagnostic kind."""
+
+    entry: str
+    label: str  # dtype and shape, as the table shows it
+    make: Callable[[torch.Generator], Launch]
+    diagnostic: str = ""
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str  # author/kernel-file-stem
+    author: str
+    repo: str  # GitHub owner/name
+    commit: str
+    path: str  # the kernel file, relative to the repository
+    groups: tuple[str, ...]
+    variants: tuple[Variant, ...]
+    fmt: str = "bare"
+    include_roots: tuple[str, ...] = ()  # the repository's -I directories its includes are relative to
+    soc: str = ""  # the chip the repository targets, when not the default
+    note: str = ""
+    licence: str = ""
+
+
+# ---- input helpers ---------------------------------------------------------------------------------------------
+
+def uniform(g: torch.Generator, shape, lo: float = -1.0, hi: float = 1.0, dtype=torch.float32) -> torch.Tensor:
+    return (torch.rand(shape, generator=g, dtype=torch.float32) * (hi - lo) + lo).to(dtype)
+
+
+def integers(g: torch.Generator, shape, lo: int, hi: int, dtype=torch.int32) -> torch.Tensor:
+    return torch.randint(lo, hi, shape, generator=g, dtype=torch.int64).to(dtype)
+
+
+def padded(t: torch.Tensor, extra: int) -> torch.Tensor:
+    """``t`` flattened with ``extra`` trailing elements: a buffer a kernel may read a little past (as upstream's
+    allocator allows), whose first ``t.numel()`` elements are ``t``."""
+    return torch.cat([t.reshape(-1), torch.zeros(extra, dtype=t.dtype)])
+
+
+def as_bytes(t: torch.Tensor) -> torch.Tensor:
+    return t.contiguous().reshape(-1).view(torch.uint8)
+
+
+def round_half_away(x: torch.Tensor) -> torch.Tensor:
+    """AscendC CAST_ROUND: to nearest, ties away from zero."""
+    return torch.sign(x) * torch.floor(x.abs() + 0.5)
+
+
+def pack(fmt: str, *values) -> bytes:
+    return struct.pack("<" + fmt, *values)
+
+
+# ---- ggml-org/ggml: ggml-cann kernels (MIT) ----------------------------------------------------------------------
+# Shapes travel as ggml's ne (int64[4], innermost first) and nb (byte strides, size_t[4]).
+
+GGML_COMMIT = "5c9ae47c8e4121a8ec5a5d342e830c75af53f112"  # the last commit with the kernels (later deleted)
+
+
+def ggml_ne(t: torch.Tensor) -> bytes:
+    ne = list(t.shape[::-1]) + [1] * (4 - t.dim())
+    return pack("4q", *ne)
+
+
+def ggml_nb(t: torch.Tensor) -> bytes:
+    ne = list(t.shape[::-1]) + [1] * (4 - t.dim())
+    nb = [s * t.element_size() for s in t.stride()[::-1]]
+    while len(nb) < 4:
+        nb.append(nb[-1] * ne[len(nb) - 1])
+    return pack("4Q", *nb)
+
+
+def _get_rows(dtype_in, dtype_out, b: int, h: int, rows: int, d: int, n: int, blocks: int, pad: int = 0):
+    def make(g):
+        x = uniform(g, (b, h, rows, d), -4, 4).to(dtype_in)
+        idx = integers(g, (b, h, n), 0, rows)
+        out = torch.zeros(b, h, n, d, dtype=dtype_out)
+        expected = torch.stack([torch.stack([x[i, j, idx[i, j].long()] for j in range(h)]) for i in range(b)])
+        return Launch(blocks, (padded(x, pad), idx, out, ggml_ne(x), ggml_nb(x), ggml_ne(idx), ggml_nb(idx),
+                               ggml_ne(out), ggml_nb(out)), {2: expected.to(dtype_out)})
+    return make
+
+
+def _q8_blocks(g, shape):
+    """ggml's Q8_0 layout as the ggml-cann kernels use it: every int8 quant, then one fp16 scale per 32."""
+    q = integers(g, shape, -127, 128, torch.int8)
+    scale = uniform(g, shape[:-1] + (shape[-1] // 32,), 0.001, 0.1).half()
+    return q, scale
+
+
+def _get_rows_q8(b, h, rows, d, n, blocks):
+    def make(g):
+        q, scale = _q8_blocks(g, (b, h, rows, d))
+        idx = integers(g, (b, h, n), 0, rows)
+        out = torch.zeros(b, h, n, d)
+        x = (q.float().reshape(b, h, rows, d // 32, 32) * scale.float()[..., None]).reshape(b, h, rows, d)
+        expected = torch.stack([torch.stack([x[i, j, idx[i, j].long()] for j in range(h)]) for i in range(b)])
+        data = torch.cat([as_bytes(q), as_bytes(scale)])
+        return Launch(blocks, (data, idx, out, ggml_ne(q), ggml_ne(idx), ggml_nb(idx), ggml_ne(out), ggml_nb(out)),
+                      {2: expected})
+    return make
+
+
+def _get_rows_q4(b, h, rows, d, n, blocks):
+    def make(g):
+        q = integers(g, (b, h, rows, d), -8, 8, torch.int8)
+        scale = uniform(g, (b, h, rows, d // 32), 0.001, 0.1).half()
+        idx = integers(g, (b, h, n), 0, rows)
+        out = torch.zeros(b, h, n, d)
+        nibbles = (q.reshape(-1, 2).to(torch.int16) & 0xF)
+        packed_q = (nibbles[:, 0] | (nibbles[:, 1] << 4)).to(torch.uint8)  # element 2k in the low nibble
+        x = (q.float().reshape(b, h, rows, d // 32, 32) * scale.float()[..., None]).reshape(b, h, rows, d)
+        expected = torch.stack([torch.stack([x[i, j, idx[i, j].long()] for j in range(h)]) for i in range(b)])
+        data = torch.cat([packed_q, as_bytes(scale)])
+        return Launch(blocks, (data, idx, out, ggml_ne(q), ggml_ne(idx), ggml_nb(idx), ggml_ne(out), ggml_nb(out)),
+                      {2: expected})
+    return make
+
+
+def _dup(src_dtype, dst_dtype, shape, width_pad):
+    """Rows of a (row-strided) source copied into a contiguous destination, one block per row."""
+    def make(g):
+        wide = uniform(g, shape[:-1] + (shape[-1] + width_pad,), -3, 3).to(src_dtype)
+        view = wide[..., :shape[-1]]
+        dst = torch.zeros(shape, dtype=dst_dtype)
+        rows = math.prod(shape[:-1])
+        return Launch(rows, (wide, dst, ggml_ne(view), ggml_nb(view), ggml_ne(dst), ggml_nb(dst)),
+                      {1: view.to(dst_dtype)})
+    return make
+
+
+def _quantize_q8(src_dtype, rows, d, blocks):
+    def make(g):
+        x = uniform(g, (rows, d), -2, 2).to(src_dtype)
+        groups = x.float().reshape(rows, d // 32, 32)
+        amax = groups.abs().amax(-1, keepdim=True)
+        dscale = amax / 127
+        inv = torch.where(dscale != 0, 1.0 / dscale, torch.zeros_like(dscale))
+        scaled = torch.where(dscale != 0, groups * inv, groups)
+        q = round_half_away(scaled).to(torch.int8).reshape(rows, d)
+        out = torch.zeros(rows * d + rows * d // 32 * 2, dtype=torch.uint8)
+        expected = torch.cat([as_bytes(q), as_bytes(dscale.reshape(-1).half())])
+        return Launch(blocks, (x, out, ggml_ne(x), ggml_nb(x), ggml_ne(x)), {1: expected})
+    return make
+
+
+def _quantize_q4(src_dtype, rows, d, blocks):
+    def make(g):
+        x = uniform(g, (rows, d), -2, 2).to(src_dtype)
+        groups = x.float().reshape(rows, d // 32, 32)
+        mx, mn = groups.amax(-1, keepdim=True), groups.amin(-1, keepdim=True)
+        dscale = torch.where((mn < 0) & (-mn > mx), mn, mx) / -8
+        inv = torch.where(dscale != 0, 1.0 / dscale, torch.zeros_like(dscale))
+        scaled = torch.where(dscale != 0, groups * inv, groups)
+        q = (torch.clamp(torch.floor(scaled + 8.5), max=15) - 8).to(torch.int16).reshape(-1, 2) & 0xF
+        packed_q = (q[:, 0] | (q[:, 1] << 4)).to(torch.uint8)
+        out = torch.zeros(rows * d // 2 + rows * d // 32 * 2, dtype=torch.uint8)
+        expected = torch.cat([packed_q, as_bytes(dscale.reshape(-1).half())])
+        return Launch(blocks, (x, out, ggml_ne(x), ggml_nb(x), ggml_ne(x)), {1: expected})
+    return make
+
+
+def ggml_cases() -> list[Case]:
+    base = "src/ggml-cann/kernels/"
+    common = dict(author="ggml-org", repo="ggml-org/ggml", commit=GGML_COMMIT, licence="MIT")
+    return [
+        Case("ggml-org/dup", path=base + "dup.cpp", groups=(MOVE, ARITH), variants=(
+            Variant("ascendc_dup_by_rows_fp16", "fp16 2x3x64 strided rows",
+                    _dup(torch.half, torch.half, (2, 3, 64), 16)),
+            Variant("ascendc_dup_by_rows_fp32", "fp32 5x40", _dup(torch.float, torch.float, (5, 40), 8)),
+            Variant("ascendc_dup_by_rows_fp32_to_fp16", "fp32->fp16 4x48",
+                    _dup(torch.float, torch.half, (4, 48), 0)),
+            Variant("ascendc_dup_by_rows_fp16_to_fp32", "fp16->fp32 3x32",
+                    _dup(torch.half, torch.float, (3, 32), 16)),
+        ), **common),
+        Case("ggml-org/get_row_f32", path=base + "get_row_f32.cpp", groups=(MOVE,), variants=(
+            Variant("ascendc_get_row_f32", "fp32 2x2x10x32 idx 5",
+                    _get_rows(torch.float, torch.float, 2, 2, 10, 32, 5, 4)),
+            Variant("ascendc_get_row_f32", "fp32 1x3x7x20 idx 4 (row tail)",
+                    _get_rows(torch.float, torch.float, 1, 3, 7, 20, 4, 3, pad=8)),
+        ), **common),
+        Case("ggml-org/get_row_f16", path=base + "get_row_f16.cpp", groups=(MOVE, ARITH), variants=(
+            Variant("ascendc_get_row_f16", "fp16->fp32 2x2x10x64 idx 5",
+                    _get_rows(torch.half, torch.float, 2, 2, 10, 64, 5, 4)),
+            Variant("ascendc_get_row_f16", "fp16->fp32 1x1x9x24 idx 6 (row tail)",
+                    _get_rows(torch.half, torch.float, 1, 1, 9, 24, 6, 2, pad=16), diagnostic="local_overrun"),
+        ), note="a row of 24 halves: its Cast converts the 32 halves of the 32-byte-aligned input buffer into the "
+                "24-float output buffer (upstream bug; on the NPU it writes past that buffer)", **common),
+        Case("ggml-org/get_row_q8_0", path=base + "get_row_q8_0.cpp", groups=(MOVE, ARITH), variants=(
+            Variant("ascendc_get_row_q8_0", "q8_0 2x1x6x64 idx 4", _get_rows_q8(2, 1, 6, 64, 4, 3)),
+            Variant("ascendc_get_row_q8_0", "q8_0 1x2x5x32 idx 7", _get_rows_q8(1, 2, 5, 32, 7, 4)),
+        ), **common),
+        Case("ggml-org/get_row_q4_0", path=base + "get_row_q4_0.cpp", groups=(MOVE, ARITH), variants=(
+            Variant("ascendc_get_row_q4_0", "q4_0 2x1x6x64 idx 4", _get_rows_q4(2, 1, 6, 64, 4, 3)),
+        ), **common),
+        Case("ggml-org/quantize_f32_q8_0", path=base + "quantize_f32_q8_0.cpp", groups=(ARITH, REDUCE, MOVE),
+             variants=(Variant("ascendc_quantize_f32_q8_0", "fp32 6x64", _quantize_q8(torch.float, 6, 64, 4)),
+                       Variant("ascendc_quantize_f32_q8_0", "fp32 3x544", _quantize_q8(torch.float, 3, 544, 2))),
+             **common),
+        Case("ggml-org/quantize_f16_q8_0", path=base + "quantize_f16_q8_0.cpp", groups=(ARITH, REDUCE, MOVE),
+             variants=(Variant("ascendc_quantize_f16_q8_0", "fp16 6x64", _quantize_q8(torch.half, 6, 64, 4)),),
+             **common),
+        Case("ggml-org/quantize_float_to_q4_0", path=base + "quantize_float_to_q4_0.cpp",
+             groups=(ARITH, REDUCE, MOVE), variants=(
+                 Variant("ascendc_quantize_f32_to_q4_0", "fp32 4x64", _quantize_q4(torch.float, 4, 64, 2)),
+                 Variant("ascendc_quantize_f16_to_q4_0", "fp16 3x96", _quantize_q4(torch.half, 3, 96, 3)),
+             ), **common),
+    ]
+
+
+
+# ---- sgl-project/sgl-kernel-npu (MIT; files say BSD-3-Clause) -----------------------------------------------------
+
+SGL_COMMIT = "f425bdf1e191a7682296d3b2ed0b927d4e37d671"
+
+
+def _helloworld(total: int):
+    def make(g):
+        x, y = uniform(g, (total,), dtype=torch.half), uniform(g, (total,), dtype=torch.half)
+        return Launch(8, (x, y, torch.zeros_like(x), total), {2: x + y})  # blockDim 8, as op_host/helloworld.cpp
+    return make
+
+
+def _apply_token_bitmask(dtype, rows: int, vocab: int):
+    """op_host/apply_token_bitmask.cpp: vocab padded to 256, one block per row, tileLength from a 192 KiB UB."""
+    def make(g):
+        logits = uniform(g, (rows, vocab), -5, 5, dtype)
+        bitmask = integers(g, (rows, vocab // 32), -2**31, 2**31)
+        bitmask[0, :2] = -1  # whole words kept
+        bits = (bitmask[:, :, None] >> torch.arange(32)) & 1
+        expected = torch.where(bits.reshape(rows, vocab) == 1, logits, torch.tensor(float("-inf"), dtype=dtype))
+        size = torch.tensor([], dtype=dtype).element_size()
+        per_unit = 2 * (2 * 256 * size + 256 // 32 * 4)
+        tile = min((196608 - 16384) // per_unit * 256, vocab)
+        blocks = min(rows, 40)
+        return Launch(blocks, (logits, bitmask, rows, vocab, vocab, vocab // 32, rows // blocks, rows % blocks, tile,
+                               blocks, size), {0: expected})
+    return make
+
+
+def _tree(g, topk: int, depth: int, nodes: int):
+    """A draft tree as EAGLE builds it: node j's selected index is slot(parent) * topk + r (r: its rank among its
+    parent's children), where parent_list[slot] holds the parent's own selected index; slot 0 is the root."""
+    selected, parent_list, slots, children = [], [0] * (topk * (depth - 1) + 1), {}, {}
+    for j in range(nodes):
+        free = [p for p in range(-1, j) if children.get(p, 0) < topk and (p == -1 or p in slots
+                                                                          or len(slots) < topk * (depth - 1))]
+        parent = free[int(torch.randint(len(free), (1,), generator=g))]
+        if parent >= 0 and parent not in slots:
+            slots[parent] = len(slots) + 1
+            parent_list[slots[parent]] = selected[parent]
+        selected.append((slots[parent] if parent >= 0 else 0) * topk + children.get(parent, 0))
+        children[parent] = children.get(parent, 0) + 1
+    return selected, parent_list
+
+
+def _build_tree_reference(parent_list, selected, seq_lens, topk, depth, draft):
+    """sglang's build_tree_efficient (FULL_MASK), written from the kernel's loops."""
+    bs = len(seq_lens)
+    mask = torch.zeros(int(sum(seq_lens)) * draft + draft * draft * bs, dtype=torch.bool)
+    positions = torch.zeros(bs, draft, dtype=torch.int64)
+    index = torch.zeros(bs, draft, dtype=torch.int64)
+    next_token = torch.full((bs, draft), -1, dtype=torch.int64)
+    sibling = torch.full((bs, draft), -1, dtype=torch.int64)
+    for b in range(bs):
+        sel, par, seq_len = selected[b], parent_list[b], seq_lens[b]
+        seq_tree_idx = draft * draft * b + sum(seq_lens[:b]) * draft
+        for tid in range(draft):
+            row = seq_tree_idx + (seq_len + draft) * tid + seq_len
+            mask[row] = True
+            if tid == 0:
+                positions[b, 0] = seq_len
+                for i in range(draft - 1, 0, -1):
+                    index[b, i] = b * draft + i
+                    parent_tb = sel[i - 1] // topk
+                    pos = 0
+                    if parent_tb > 0:
+                        token = par[parent_tb]
+                        while pos < draft:
+                            if sel[pos] == token:
+                                pos += 1
+                                break
+                            pos += 1
+                    if pos == draft:
+                        continue
+                    if next_token[b, pos] != -1:
+                        sibling[b, i] = next_token[b, pos]
+                    next_token[b, pos] = i
+                index[b, 0] = b * draft
+            else:
+                cur, position = tid - 1, 0
+                while True:
+                    position += 1
+                    mask[row + 1 + cur] = True
+                    parent_tb = sel[cur] // topk
+                    if parent_tb == 0:
+                        break
+                    cur = sel.index(par[parent_tb])
+                positions[b, tid] = position + seq_len
+    return mask, positions, index, next_token, sibling
+
+
+def _build_tree(bs: int, topk: int, depth: int, draft: int, blocks: int):
+    def make(g):
+        trees = [_tree(g, topk, depth, draft - 1) for _ in range(bs)]
+        selected = torch.tensor([t[0] for t in trees], dtype=torch.int64)
+        parent_list = torch.tensor([t[1] for t in trees], dtype=torch.int64)
+        seq_lens = integers(g, (bs,), 1, 20, torch.int64)
+        mask, positions, index, next_token, sibling = _build_tree_reference(
+            [t[1] for t in trees], [t[0] for t in trees], seq_lens.tolist(), topk, depth, draft)
+        big = bs % blocks or blocks
+        tiling = pack("4q5i4x", topk, depth, draft, 0, bs, mask.numel(), big, -(-bs // blocks), bs // blocks)
+        outputs = [torch.zeros_like(mask), torch.zeros_like(positions), torch.zeros_like(index),
+                   torch.zeros_like(next_token), torch.zeros_like(sibling)]
+        return Launch(blocks, (parent_list, selected, seq_lens, *outputs, torch.zeros(32, dtype=torch.uint8),
+                               tiling), {3: mask, 4: positions, 5: index, 6: next_token, 7: sibling})
+    return make
+
+
+# LoRA kernels (sgl-project's csrc/lora, adapted from vllm-ascend's csrc/kernels): weights [loras, rows, cols].
+
+def _lora_requests(g, tokens: int, requests: int, loras: int):
+    """Tokens cut into ``requests`` runs (seq lens) and a LoRA per request, -1 (none) for one of them."""
+    cuts = sorted(torch.randperm(tokens - 1, generator=g)[:requests - 1].add(1).tolist())
+    lens = torch.tensor([b - a for a, b in zip([0, *cuts], [*cuts, tokens])], dtype=torch.int64)
+    index = integers(g, (requests,), 0, loras, torch.int64)
+    index[-1] = -1
+    return lens, index, index.repeat_interleave(lens)
+
+
+def _shrink_reference(x, w, per_token, scale, y0):
+    y = y0.clone()
+    for t, lora in enumerate(per_token.tolist()):
+        if lora >= 0:
+            y[t] = scale * (w[lora].float() @ x[t].float())
+    return y
+
+
+def _expand_reference(x, w, per_token, y_in, offset: int, width: int, y0):
+    y = y0.clone()
+    for t, lora in enumerate(per_token.tolist()):
+        if lora >= 0:
+            y[t, offset:offset + width] = (y_in[t, offset:offset + width].float() + w[lora].float() @ x[t]).to(y.dtype)
+    return y
+
+
+def _bgmv_shrink(dtype, tokens: int, hidden: int, rank: int, loras: int, blocks: int, vllm: bool = False):
+    def make(g):
+        x, w = uniform(g, (tokens, hidden), dtype=dtype), uniform(g, (loras, rank, hidden), -0.1, 0.1, dtype)
+        index = integers(g, (tokens,), -1, loras, torch.int64)
+        y = torch.full((tokens, rank), 5.0)
+        per_core = -(-tokens // blocks)
+        expected = _shrink_reference(x, w, index, 0.5, y)
+        return Launch(blocks, (x, w, index, tokens, y, tokens, per_core, hidden, rank, 0.5), {4: expected},
+                      atol=1e-3, rtol=1e-3)
+    return make
+
+
+def _bgmv_expand(dtype, tokens: int, rank: int, out: int, full: int, offset: int, loras: int, blocks: int):
+    def make(g):
+        x, w = uniform(g, (tokens, rank)), uniform(g, (loras, out, rank), -0.5, 0.5, dtype)
+        index = integers(g, (tokens,), -1, loras, torch.int64)
+        y_in, y_out = uniform(g, (tokens, full), dtype=dtype), torch.zeros(tokens, full, dtype=dtype)
+        expected = _expand_reference(x, w, index, y_in, offset, out, y_out)
+        return Launch(blocks, (x, w, index, tokens, y_in, y_out, tokens, -(-tokens // blocks), rank, out, offset,
+                               full), {5: expected})
+    return make
+
+
+def _sgmv_shrink(dtype, tokens: int, requests: int, hidden: int, rank: int, loras: int, blocks: int):
+    def make(g):
+        x, w = uniform(g, (tokens, hidden), dtype=dtype), uniform(g, (loras, rank, hidden), -0.1, 0.1, dtype)
+        lens, index, per_token = _lora_requests(g, tokens, requests, loras)
+        y = torch.full((tokens, rank), 5.0)
+        expected = _shrink_reference(x, w, per_token, 2.0, y)
+        return Launch(blocks, (x, w, index, requests, lens, requests, y, tokens, -(-tokens // blocks), hidden, rank,
+                               2.0), {6: expected}, atol=1e-3, rtol=1e-3)
+    return make
+
+
+def _sgmv_expand(dtype, tokens: int, requests: int, rank: int, out: int, full: int, offset: int, loras: int,
+                 blocks: int):
+    def make(g):
+        x, w = uniform(g, (tokens, rank)), uniform(g, (loras, out, rank), -0.5, 0.5, dtype)
+        lens, index, per_token = _lora_requests(g, tokens, requests, loras)
+        y_in, y_out = uniform(g, (tokens, full), dtype=dtype), torch.zeros(tokens, full, dtype=dtype)
+        expected = _expand_reference(x, w, per_token, y_in, offset, out, y_out)
+        return Launch(blocks, (x, w, index, requests, lens, requests, y_in, y_out, tokens, -(-tokens // blocks), rank,
+                               out, offset, full), {7: expected})
+    return make
+
+
+def _sgemmv_shrink(dtype, tokens: int, requests: int, hidden: int, max_rank: int, loras: int, blocks: int):
+    """Per-LoRA ranks (int32) and scales (fp16); a token's first rank(lora) outputs are written."""
+    def make(g):
+        x, w = uniform(g, (tokens, hidden), dtype=dtype), uniform(g, (loras, max_rank, hidden), -0.1, 0.1, dtype)
+        lens, index, per_token = _lora_requests(g, tokens, requests, loras)
+        ranks = torch.tensor([max_rank, max_rank // 2, 0, max_rank][:loras], dtype=torch.int32)
+        scales = torch.tensor([0.5, 2.0, 1.0, 1.5][:loras], dtype=torch.half)
+        y = torch.full((tokens, max_rank), 5.0)
+        expected = y.clone()
+        for t, lora in enumerate(per_token.tolist()):
+            if lora >= 0 and ranks[lora] > 0:
+                r = int(ranks[lora])
+                expected[t, :r] = float(scales[lora]) * (w[lora, :r].float() @ x[t].float())
+        return Launch(blocks, (x, w, index.int(), requests, lens.int(), requests, ranks, loras, scales, loras, y,
+                               tokens, -(-tokens // blocks), hidden, max_rank), {10: expected}, atol=1e-3, rtol=1e-3)
+    return make
+
+
+def _tri_inv(dtype, count: int, n: int):
+    """Unit lower-triangular matrices (the kernel reads them column-major as unit upper-triangular ones), one per
+    block; TriInvColumnSweepTiling {num_blocks, num_elems, matrix_size}."""
+    def make(g):
+        m = torch.tril(uniform(g, (count, n, n), -0.3, 0.3), -1) + torch.eye(n)
+        m = m.to(dtype)
+        expected = torch.linalg.inv(m.double()).to(dtype)
+        return Launch(count, (m, torch.zeros_like(m), pack("3I", count, m.numel(), n)), {1: expected},
+                      atol=1e-2 if dtype == torch.half else None)
+    return make
+
+
+def _alloc_extend_reference(pre, seq, last_loc, free_pages, page: int):
+    """sglang's alloc_extend: each request's new token slots continue its last page, then fill whole new pages and
+    a partial one from ``free_pages`` (taken in request order)."""
+    out, pages_before = [], 0
+    for p, s, last in zip(pre, seq, last_loc):
+        need = -(-s // page) - -(-p // page)
+        first_page_end = min(s, -(-p // page) * page)
+        slots = [last + 1 + i for i in range(first_page_end - p)]
+        whole = max(s // page * page - -(-p // page) * page, 0)
+        for k in range(whole // page):
+            slots += [free_pages[pages_before + k] * page + i for i in range(page)]
+        if len(slots) < s - p:
+            slots += [free_pages[pages_before + need - 1] * page + i for i in range(s - p - len(slots))]
+        out += slots
+        pages_before += need
+    return torch.tensor(out, dtype=torch.int64)
+
+
+def _alloc_extend(batch: int, page: int, blocks: int):
+    """AllocExtendTilingData {batch_size, page_size, used_core_num, total_extend_tokens}; requests round-robin over
+    the blocks; the page count written to ``values`` is not checked."""
+    def make(g):
+        pre = integers(g, (batch,), 0, 40, torch.int64)
+        seq = pre + integers(g, (batch,), 1, 3 * page, torch.int64)
+        last_loc = pre - 1 + 1000 * torch.arange(1, batch + 1)
+        free_pages = torch.randperm(200, generator=g)[:64].to(torch.int64)
+        expected = _alloc_extend_reference(pre.tolist(), seq.tolist(), last_loc.tolist(), free_pages.tolist(), page)
+        tiling = pack("3i4xq", batch, page, blocks, expected.numel())
+        return Launch(blocks, (pre, seq, last_loc, free_pages, torch.zeros_like(expected),
+                               torch.zeros(4, dtype=torch.int64), torch.zeros(32, dtype=torch.uint8), tiling),
+                      {4: expected})
+    return make
+
+
+def sgl_cases() -> list[Case]:
+    common = dict(author="sgl-project", repo="sgl-project/sgl-kernel-npu", commit=SGL_COMMIT, licence="MIT")
+    return [
+        Case("sgl-project/kernel_helloworld", path="csrc/helloworld/op_kernel/kernel_helloworld.cpp",
+             groups=(ARITH, MOVE), variants=(
+                 Variant("helloworld", "fp16 4096", _helloworld(4096)),
+                 Variant("helloworld", "fp16 32768", _helloworld(32768)),
+             ), **common),
+        Case("sgl-project/apply_token_bitmask", path="csrc/apply_token_bitmask/op_kernel/apply_token_bitmask.cpp",
+             groups=(MOVE,), variants=(
+                 Variant("apply_token_bitmask_fp16", "fp16 3x1024", _apply_token_bitmask(torch.half, 3, 1024),
+                         diagnostic="pipe_race"),
+                 Variant("apply_token_bitmask_fp32", "fp32 2x32000 (3 tiles)",
+                         _apply_token_bitmask(torch.float, 2, 32000), diagnostic="pipe_race"),
+                 Variant("apply_token_bitmask_bf16", "bf16 5x512", _apply_token_bitmask(torch.bfloat16, 5, 512),
+                         diagnostic="pipe_race"),
+             ), note="Compute copies the logits UB->UB (V pipe), then SetValue writes -inf into the same buffer on "
+                     "the scalar pipe with no V->S synchronisation: a write-after-write race upstream", **common),
+        Case("sgl-project/build_tree_kernel", path="csrc/build_tree/op_kernel/build_tree_kernel.cpp",
+             groups=(MOVE,), variants=(
+                 Variant("build_tree_efficient", "bs 3, topk 4, depth 4, 8 draft tokens", _build_tree(3, 4, 4, 8, 2)),
+                 Variant("build_tree_efficient", "bs 5, topk 2, depth 6, 12 draft tokens",
+                         _build_tree(5, 2, 6, 12, 3)),
+             ), **common),
+        Case("sgl-project/tri_inv_kernel", path="csrc/tri_inv/op_kernel/tri_inv_kernel.cpp", groups=(ARITH, MOVE),
+             variants=(
+                 Variant("tri_inv_col_sweep_fp32", "fp32 5 matrices 8x8", _tri_inv(torch.float, 5, 8), "pipe_race"),
+                 Variant("tri_inv_col_sweep_fp16", "fp16 3 matrices 16x16", _tri_inv(torch.half, 3, 16), "pipe_race"),
+             ), note="each column starts with Duplicate(b) on the V pipe and b.SetValue on the scalar pipe with no "
+                     "V->S synchronisation (upstream race)", **common),
+        Case("sgl-project/alloc_extend_kernel", path="csrc/alloc_extend/op_kernel/alloc_extend_kernel.cpp",
+             groups=(MOVE,), variants=(
+                 Variant("alloc_extend", "6 requests, pages of 16, 3 blocks", _alloc_extend(6, 16, 3), "local_overrun"),
+                 Variant("alloc_extend", "5 requests, pages of 4, 5 blocks", _alloc_extend(5, 4, 5), "local_overrun"),
+             ), note="CopyIn offsets the seq_lens and last_loc copies by total_size_aligned, a byte count, as an "
+                     "element index: they land past the buffer (upstream bug)", **common),
+        *lora_cases("csrc/lora/op_kernel/{}_kernel.cpp", common),
+        Case("sgl-project/sgemmv_shrink_kernel", path="csrc/lora/op_kernel/sgemmv_shrink_kernel.cpp",
+             groups=(ARITH, REDUCE, MOVE), variants=(
+                 Variant("sgemmv_shrink_half", "fp16 12 tokens / 3 requests, hidden 1024, ranks 16/8/0",
+                         _sgemmv_shrink(torch.half, 12, 3, 1024, 16, 3, 4), "pipe_race"),
+             ), note=SHRINK_RACE, **common),
+    ]
+
+
+SHRINK_RACE = ("the dot product's ReduceSum result is read with GetValue after only a PIPE_V barrier, no V->S "
+               "synchronisation (upstream race)")
+
+
+def lora_cases(path: str, common: dict) -> list[Case]:
+    """bgmv/sgmv shrink and expand: sgl-project's copies (bare) and vllm-ascend's originals (kernel-launch)."""
+    author = common["author"]
+    return [
+        Case(f"{author}/bgmv_shrink", path=path.format("bgmv_shrink"), groups=(ARITH, REDUCE, MOVE), variants=(
+            Variant("bgmv_shrink_half", "fp16 7 tokens, hidden 1024, rank 16", _bgmv_shrink(torch.half, 7, 1024, 16,
+                                                                                            3, 3), "pipe_race"),
+            Variant("bgmv_shrink_half", "fp16 3 tokens, hidden 12800 (two tiles), rank 8",
+                    _bgmv_shrink(torch.half, 3, 12800, 8, 2, 2), "pipe_race"),
+        ), note=SHRINK_RACE, **common),
+        Case(f"{author}/bgmv_expand", path=path.format("bgmv_expand"), groups=(ARITH, REDUCE, MOVE), variants=(
+            Variant("bgmv_expand_half", "fp16 5 tokens, rank 16 -> 512 of 1024 at 256",
+                    _bgmv_expand(torch.half, 5, 16, 512, 1024, 256, 3, 2)),
+            Variant("bgmv_expand_half", "fp16 4 tokens, rank 8 -> 4352 (two tiles)",
+                    _bgmv_expand(torch.half, 4, 8, 4352, 4352, 0, 2, 4)),
+        ), **common),
+        Case(f"{author}/sgmv_shrink", path=path.format("sgmv_shrink"), groups=(ARITH, REDUCE, MOVE), variants=(
+            Variant("sgmv_shrink_half", "fp16 10 tokens / 3 requests, hidden 2048, rank 32",
+                    _sgmv_shrink(torch.half, 10, 3, 2048, 32, 2, 4), "pipe_race"),
+        ), note=SHRINK_RACE, **common),
+        Case(f"{author}/sgmv_expand", path=path.format("sgmv_expand"), groups=(ARITH, REDUCE, MOVE), variants=(
+            Variant("sgmv_expand_half", "fp16 9 tokens / 4 requests, rank 64 -> 256 of 512 at 0",
+                    _sgmv_expand(torch.half, 9, 4, 64, 256, 512, 0, 3, 3)),
+        ), **common),
+    ]
+
+
+# ---- Tencent/KsanaLLM: 3rdparty/LLM_kernels ascend kernels (Apache-2.0) ------------------------------------------
+# Tiling structs travel through GM and are copied word by word (llm_kernels::ascend::*TilingConfig).
+
+TENCENT_COMMIT = "fae8e36ee5cbb8a580ed626c005eb273ec5d33cc"
+
+
+def _elementwise_tiling(total: int, blocks: int, tiles: int, *extra) -> bytes:
+    """{total_elem_num, block_elem_num, tile_num[, ...]}: each block takes total/blocks elements in tile_num tiles."""
+    return pack("3I", total, total // blocks, tiles) + b"".join(extra)
+
+
+def _tencent_cast(src, dst, total: int, blocks: int, tiles: int):
+    def make(g):
+        x = uniform(g, (total,), -100, 100, src)
+        return Launch(blocks, (x, torch.zeros(total, dtype=dst), _elementwise_tiling(total, blocks, tiles)),
+                      {1: x.to(dst)})
+    return make
+
+
+def _tencent_add(dtype, total: int, blocks: int):
+    def make(g):
+        a, b = uniform(g, (total,), dtype=dtype), uniform(g, (total,), dtype=dtype)
+        tiling = _elementwise_tiling(total, blocks, 1, pack("f", 1.0))  # AddTilingConfig: tile_num 1, alpha 1
+        return Launch(blocks, (a, b, None, torch.zeros_like(a), tiling), {3: a + b})
+    return make
+
+
+def _tencent_silu_mul(dtype, total: int, blocks: int):
+    def make(g):
+        x, w = uniform(g, (total,), -4, 4, dtype), uniform(g, (total,), -2, 2, dtype)
+        expected = (torch.nn.functional.silu(x.float()) * w.float()).to(dtype)
+        return Launch(blocks, (x, w, torch.zeros_like(x), _elementwise_tiling(total, blocks, 1)), {2: expected})
+    return make
+
+
+def _tencent_embedding(dtype, tokens: int, hidden: int, vocab: int, vocab_id: int = 0, shards: int = 1):
+    """One block per token; ids outside this shard's [vocab_id * vocab, (vocab_id + 1) * vocab) leave their row."""
+    def make(g):
+        table = uniform(g, (vocab, hidden), dtype=dtype)
+        ids = integers(g, (tokens,), vocab_id * vocab, (vocab_id + 1) * vocab) if shards == 1 else \
+            integers(g, (tokens,), 0, vocab * shards)
+        local = ids - vocab_id * vocab
+        inside = (local >= 0) & (local < vocab)
+        out = torch.full((tokens, hidden), 7.0, dtype=dtype)
+        expected = torch.where(inside[:, None], table[local.clamp(0, vocab - 1).long()], out)
+        tiling = pack("4I2Qi4x", tokens, hidden, 1, 1, vocab, vocab_id, 0)
+        return Launch(tokens, (ids, table, out, tiling), {2: expected})
+    return make
+
+
+def _tencent_argmax(dtype, batch: int, vocab: int, tiles: int):
+    """16 rows per block (ARGMAX_SINGLE_BLOCK_CAPACITY); every block stores 16 indices."""
+    def make(g):
+        x = uniform(g, (batch, vocab), 0.1, 10, dtype)
+        blocks = -(-batch // 16)
+        out = torch.zeros(blocks * 16, dtype=torch.int32)
+        expected = x.float().argmax(-1).to(torch.int32)
+        return Launch(blocks, (x, out, pack("4I", batch, vocab, tiles, 0)), {1: expected})
+    return make
+
+
+def tencent_cases() -> list[Case]:
+    base = "3rdparty/LLM_kernels/csrc/kernels/ascend/"
+    common = dict(author="Tencent", repo="Tencent/KsanaLLM", commit=TENCENT_COMMIT, licence="Apache-2.0",
+                  include_roots=("3rdparty/LLM_kernels",))
+    return [
+        Case("Tencent/cast_kernel", path=base + "cast/cast_kernel.cc", groups=(ARITH, MOVE), variants=(
+            Variant("InvokeCastFloatToHalfKernel", "fp32->fp16 4x2048", _tencent_cast(torch.float, torch.half,
+                                                                                      8192, 4, 2)),
+            Variant("InvokeCastHalfToFloatKernel", "fp16->fp32 2x1024", _tencent_cast(torch.half, torch.float,
+                                                                                      2048, 2, 2)),
+        ), **common),
+        Case("Tencent/add_kernel", path=base + "add/add_kernel.cc", groups=(ARITH, MOVE, DEBUG), variants=(
+            Variant("InvokeAddFloatKernel", "fp32 4x1024", _tencent_add(torch.float, 4096, 4)),
+            Variant("InvokeAddHalfKernel", "fp16 8x256", _tencent_add(torch.half, 2048, 8)),
+        ), **common),
+        Case("Tencent/silu_mul_kernel", path=base + "silu_mul/silu_mul_kernel.cc", groups=(HIGH, ARITH, MOVE, DEBUG),
+             variants=(
+                 Variant("InvokeSiluMulFloatKernel", "fp32 2x512", _tencent_silu_mul(torch.float, 1024, 2),
+                         diagnostic="local_overrun"),
+             ), note="Silu is given the block's size in bytes as its element count: it overruns its buffers "
+                     "(upstream bug)", **common),
+        Case("Tencent/embedding_kernel", path=base + "embedding/embedding_kernel.cc", groups=(MOVE, DEBUG),
+             variants=(
+                 Variant("InvokeLookupEmbeddingFloatKernel", "fp32 6 tokens x 256",
+                         _tencent_embedding(torch.float, 6, 256, 50)),
+                 Variant("InvokeLookupEmbeddingHalfKernel", "fp16 5 tokens x 512, vocab shard 1",
+                         _tencent_embedding(torch.half, 5, 512, 40, 1)),
+                 Variant("InvokeLookupEmbeddingFloatKernel", "fp32 8 tokens x 256, ids of other shards",
+                         _tencent_embedding(torch.float, 8, 256, 30, 0, shards=3), diagnostic="bad_argument"),
+             ), note="a token of another vocab shard returns from Init before its queues have buffers, and Process "
+                     "then allocates from them (upstream bug)", **common),
+        Case("Tencent/argmax_kernel", path=base + "argmax/argmax_kernel.cc", groups=(ARITH, MOVE), variants=(
+            Variant("InvokeArgmaxFloatKernel", "fp32 20x512", _tencent_argmax(torch.float, 20, 512, 2)),
+            Variant("InvokeArgmaxHalfKernel", "fp16 5x1024", _tencent_argmax(torch.half, 5, 1024, 4),
+                    diagnostic="pipe_race"),
+        ), note="fp16: the Cast result is read with GetValue after only a PIPE_V barrier, no V->S synchronisation "
+                "(upstream race)", **common),
+    ]
+
+
+# ---- opencv/opencv_contrib: modules/cannops AscendC kernel (Apache-2.0) ------------------------------------------
+
+OPENCV_COMMIT = "63b1f2911cbccd78e88d8704136289e41d2d8bba"
+CV_DTYPES = {torch.uint8: 0, torch.int8: 1, torch.int16: 3, torch.int32: 4, torch.float32: 5, torch.float16: 7}
+
+
+def _threshold(dtype, kind: int, total: int, blocks: int, thresh: float, maxval: float):
+    """cv::threshold: 0 BINARY, 1 BINARY_INV, 2 TRUNC, 3 TOZERO, 4 TOZERO_INV (ThresholdOpencvTilingData)."""
+    def make(g):
+        if dtype.is_floating_point:
+            x = uniform(g, (total,), -50, 250, dtype)
+        else:
+            info = torch.iinfo(dtype)
+            x = integers(g, (total,), max(info.min, -1000), min(info.max, 1000) + 1, dtype)
+        above = x.double() > thresh
+        th, mv, zero = (torch.tensor(v, dtype=torch.float64) for v in (thresh, maxval, 0.0))
+        y = [torch.where(above, mv, zero), torch.where(above, zero, mv), torch.where(above, th, x.double()),
+             torch.where(above, x.double(), zero), torch.where(above, zero, x.double())][kind]
+        tiling = pack("ffIBB2x", maxval, thresh, total, kind, CV_DTYPES[dtype])
+        return Launch(blocks, (tiling, x, torch.zeros_like(x)), {2: y.to(dtype)})
+    return make
+
+
+def opencv_cases() -> list[Case]:
+    names = ("BINARY", "BINARY_INV", "TRUNC", "TOZERO", "TOZERO_INV")
+    variants = [Variant("threshold_opencv", f"fp32 {names[k]} 4096", _threshold(torch.float, k, 4096, 4, 42.5, 200.0))
+                for k in range(5)]
+    variants += [Variant("threshold_opencv", "uint8 BINARY 8192", _threshold(torch.uint8, 0, 8192, 8, 100.0, 255.0)),
+                 Variant("threshold_opencv", "int32 TRUNC 2048", _threshold(torch.int32, 2, 2048, 2, 7.0, 1.0)),
+                 Variant("threshold_opencv", "fp16 TOZERO 4096", _threshold(torch.half, 3, 4096, 4, 0.5, 1.0))]
+    return [Case("opencv/threshold_opencv_kernel", author="opencv", repo="opencv/opencv_contrib",
+                 commit=OPENCV_COMMIT, path="modules/cannops/ascendc_kernels/threshold_opencv_kernel.cpp",
+                 groups=(ARITH, MOVE), variants=tuple(variants), licence="Apache-2.0", soc="Ascend310P3",
+                 note="sized for a 248 KiB UB: run on Ascend310P3 (256 KiB)")]
+
+
+# ---- InfiniTensor/InfiniCore: infiniop ascend kernels (MIT); each file ends in a <<<>>> launcher -----------------
+
+
+def _infini_swiglu(dtype, batch: int, seq: int, hd: int, fused: bool):
+    """c = a * silu(b) over [batch, seq, hd] on 8 blocks (BLOCK_NUM), each a slice of hd; ``fused``: a and b are
+    read with a row stride of 2 * hd (views of a gate/up buffer), as the infiniop descriptor allows."""
+    def make(g):
+        width = 2 * hd if fused else hd
+        a, b = uniform(g, (batch, seq, width), -3, 3, dtype), uniform(g, (batch, seq, width), -3, 3, dtype)
+        c = torch.zeros(batch, seq, hd, dtype=dtype)
+        expected = (a[..., :hd].float() * torch.nn.functional.silu(b[..., :hd].float())).to(dtype)
+        return Launch(8, (c, a, b, batch, seq, hd, seq * hd, seq * width, seq * width, hd, width, width),
+                      {0: expected})
+    return make
+
+
+def _infini_cast(src, count: int):
+    def make(g):
+        x = uniform(g, (count,), -1000, 1000, src)
+        pad = -count % (32 // x.element_size())
+        return Launch(1, (torch.zeros(count + pad, dtype=torch.float), padded(x, pad), count),
+                      {0: x.float()})
+    return make
+
+
+def _paged_caching(dtype, tokens: int, heads: int, head_size: int, block_size: int, blocks: int):
+    """k/v [tokens, heads, head_size] into caches [blocks, heads, block_size, head_size] at slot_mapping (-1: skip);
+    one AI core per (token, head)."""
+    def make(g):
+        k, v = uniform(g, (tokens, heads, head_size), dtype=dtype), uniform(g, (tokens, heads, head_size), dtype=dtype)
+        slots = torch.randperm(blocks * block_size, generator=g)[:tokens]
+        slots[0] = -1
+        k_cache = uniform(g, (blocks, heads, block_size, head_size), dtype=dtype)
+        v_cache = uniform(g, (blocks, heads, block_size, head_size), dtype=dtype)
+        k_expected, v_expected = k_cache.clone(), v_cache.clone()
+        for t, slot in enumerate(slots.tolist()):
+            if slot >= 0:
+                k_expected[slot // block_size, :, slot % block_size] = k[t]
+                v_expected[slot // block_size, :, slot % block_size] = v[t]
+        strides = (heads * head_size, heads * head_size, heads * block_size * head_size,
+                   heads * block_size * head_size, block_size * head_size, block_size * head_size, head_size, head_size)
+        return Launch(tokens * heads, (k_cache, v_cache, k, v, slots, heads, head_size, block_size, *strides),
+                      {0: k_expected, 1: v_expected})
+    return make
+
+
+def _kv_caching(dtype, idx_dtype, batch: int, heads: int, seq: int, dim: int, capacity: int, transposed: bool):
+    """k/v [batch, heads, seq, dim] appended to caches [batch, heads, capacity, dim] after past_kv_lengths[b];
+    one block per (b, h, s); ``transposed``: k and v are [batch, seq, heads, dim] buffers seen through strides."""
+    def make(g):
+        shape = (batch, seq, heads, dim) if transposed else (batch, heads, seq, dim)
+        k_buf, v_buf = uniform(g, shape, dtype=dtype), uniform(g, shape, dtype=dtype)
+        k, v = (k_buf.transpose(1, 2), v_buf.transpose(1, 2)) if transposed else (k_buf, v_buf)
+        past = integers(g, (batch,), 0, capacity - seq, idx_dtype)
+        k_cache = uniform(g, (batch, heads, capacity, dim), dtype=dtype)
+        v_cache = uniform(g, (batch, heads, capacity, dim), dtype=dtype)
+        k_expected, v_expected = k_cache.clone(), v_cache.clone()
+        for b, p in enumerate(past.tolist()):
+            k_expected[b, :, p:p + seq] = k[b]
+            v_expected[b, :, p:p + seq] = v[b]
+        cache_strides = k_cache.stride()
+        return Launch(batch * heads * seq, (k_cache, v_cache, k_buf, v_buf, past, batch, heads, seq, dim,
+                                            *cache_strides, *cache_strides, *k.stride(), *v.stride()),
+                      {0: k_expected, 1: v_expected})
+    return make
+
+
+def infinicore_cases() -> list[Case]:
+    common = dict(author="InfiniTensor", repo="InfiniTensor/InfiniCore", licence="MIT", fmt="kernel-launch")
+    return [
+        Case("InfiniTensor/swiglu_ascend_kernel", commit="2cec6ce6b27a789bf47818b370defa47a271dcc4",
+             path="src/infiniop/ops/swiglu/ascend/swiglu_ascend_kernel.cpp", groups=(HIGH, ARITH, MOVE), variants=(
+                 Variant("swiglu_kernel_half", "fp16 2x3x256", _infini_swiglu(torch.half, 2, 3, 256, False)),
+                 Variant("swiglu_kernel_float", "fp32 1x4x512 gate/up views", _infini_swiglu(torch.float, 1, 4, 512,
+                                                                                             True)),
+                 Variant("swiglu_kernel_bf16", "bf16 2x2x384", _infini_swiglu(torch.bfloat16, 2, 2, 384, False)),
+             ), **common),
+        Case("InfiniTensor/cast_kernel", commit="2cec6ce6b27a789bf47818b370defa47a271dcc4",
+             path="src/infiniop/ops/rms_norm/ascend/cast_kernel.cpp", groups=(ARITH, MOVE), variants=(
+                 Variant("cast_kernel_f16_to_f32", "fp16->fp32 1000", _infini_cast(torch.half, 1000)),
+                 Variant("cast_kernel_bf16_to_f32", "bf16->fp32 4096", _infini_cast(torch.bfloat16, 4096)),
+             ), **common),
+        Case("InfiniTensor/paged_caching_ascend_kernel", commit="2cec6ce6b27a789bf47818b370defa47a271dcc4",
+             path="src/infiniop/ops/paged_caching/ascend/paged_caching_ascend_kernel.cpp", groups=(MOVE,), variants=(
+                 Variant("paged_caching_kernel_f16", "fp16 5 tokens x 2 heads x 64, blocks of 4",
+                         _paged_caching(torch.half, 5, 2, 64, 4, 3)),
+                 Variant("paged_caching_kernel_f32", "fp32 3 tokens x 4 heads x 32, blocks of 8",
+                         _paged_caching(torch.float, 3, 4, 32, 8, 2)),
+             ), **common),
+        Case("InfiniTensor/kv_caching_ascend_kernel", commit="afdc5e5cd3905b90438e27825d96f9922660453f",
+             path="src/infiniop/ops/kv_caching/ascend/kv_caching_ascend_kernel.cpp", groups=(MOVE,), variants=(
+                 Variant("kv_caching_kernel_f16_i64", "fp16 2x2x3x64 into 16 slots",
+                         _kv_caching(torch.half, torch.int64, 2, 2, 3, 64, 16, False)),
+                 Variant("kv_caching_kernel_f16_i32", "fp16 1x4x2x32 [b, s, h, d] views into 8 slots",
+                         _kv_caching(torch.half, torch.int32, 1, 4, 2, 32, 8, True)),
+             ), **common),
+    ]
+
+
+# ---- vllm-project/vllm-ascend: csrc/kernels (Apache-2.0); each file ends in a <<<>>> launcher --------------------
+
+VLLM_COMMIT = "182b75ea84ff13ece27b57391331ef8935410aea"
+
+
+def _masked_input(size: int, cores: int, org: tuple[int, int], padding: int, added: tuple[int, int]):
+    """vLLM's vocab-parallel embedding mask: ids in this rank's original or added vocab shift to local ids, others
+    become 0 with mask True; csrc/torch_binding.cpp cuts ``size`` into ceil(size / aiv_num) chunks."""
+    def make(g):
+        ids = integers(g, (size,), 0, added[1] + 50)
+        in_org = (ids >= org[0]) & (ids < org[1])
+        in_added = (ids >= added[0]) & (ids < added[1])
+        offset = org[0] * in_org + (added[0] - (org[1] - org[0]) - padding) * in_added
+        keep = in_org | in_added
+        loops = -(-size // cores)
+        return Launch(cores, (ids, torch.zeros_like(ids), torch.zeros(size, dtype=torch.bool), org[0], org[1], padding,
+                              added[0], added[1], size, loops, cores),
+                      {1: torch.where(keep, ids - offset, 0).int(), 2: ~keep})
+    return make
+
+
+def _advance_step(queries: int, block_size: int, max_blocks: int):
+    """vLLM multi-step advance_step: tokens <- sampled, positions <- seq_lens, seq_lens += 1, slot_mapping from the
+    block table; launch_advance_step_flashattn's 20-core split."""
+    def make(g):
+        sampled = integers(g, (queries,), 0, 32000, torch.int64)
+        seq_lens = integers(g, (queries,), 1, block_size * max_blocks - 1)
+        tables = torch.randperm(queries * max_blocks * 2, generator=g)[:queries * max_blocks].int().reshape(
+            queries, max_blocks)
+        pos = seq_lens.long()
+        slots = (tables.gather(1, (pos // block_size)[:, None])[:, 0].long() * block_size + pos % block_size).int()
+        cores = min(20, queries)
+        per_core = -(-queries // cores)
+        zeros64, zeros32 = torch.zeros(queries, dtype=torch.int64), torch.zeros(queries, dtype=torch.int32)
+        return Launch(cores, (queries, queries, block_size, zeros64, sampled, zeros64.clone(), seq_lens, zeros32,
+                              tables, max_blocks, per_core),
+                      {3: sampled, 5: pos, 6: seq_lens + 1, 7: slots})
+    return make
+
+
+def vllm_cases() -> list[Case]:
+    common = dict(author="vllm-project", repo="vllm-project/vllm-ascend", commit=VLLM_COMMIT, licence="Apache-2.0",
+                  fmt="kernel-launch")
+    return [
+        *lora_cases("csrc/kernels/{}.cpp", common),
+        Case("vllm-project/get_masked_input_and_mask_kernel",
+             path="csrc/kernels/get_masked_input_and_mask_kernel.cpp", groups=(ARITH, MOVE),
+             variants=(Variant("get_masked_input_and_mask_kernel", "1024 ids on 32 cores, vocab 100..400 + 500..520",
+                               _masked_input(1024, 32, (100, 400), 12, (500, 520))),),
+             **{**common, "commit": "28d0cdff7c8a6fe5e3c72ef34d3b6e41ac400a79"}),
+        Case("vllm-project/advance_step", path="csrc/kernels/advance_step.cpp", groups=(ARITH, MOVE),
+             variants=(Variant("AdvanceStepFlashAttnKernel", "8 queries on 8 cores, blocks of 16",
+                               _advance_step(8, 16, 4), "local_overrun"),
+                       Variant("AdvanceStepFlashAttnKernel", "45 queries on 20 cores, blocks of 8",
+                               _advance_step(45, 8, 6), "local_overrun")),
+             note="Adds<int32_t, false> runs one full repeat (64 lanes, the mask it leaves unset) on a buffer of "
+                  "tasks_per_core elements: it writes past it (upstream bug)",
+             **{**common, "commit": "3e39d7234c0e5c66b184c136c602e87272b5a36e"}),
+    ]
+
+
+# ---- duoduoyi6/ascendC_debug_agent: archive_tasks kernels (Apache-2.0); mixed-mode (AIC:AIV 1:2) kernel-launch ---
+# blockDim counts AI cores, each running two vector sub-blocks (KERNEL_TYPE_MIX_AIC_1_2), as the tasks' pybind11.cpp.
+
+DUODUOYI_COMMIT = "fec1248e869159ba5f19264f6405668fd7cb96bb"
+
+
+def _rms_norm(m: int, n: int):
+    """RmsNormKernelTiling {M, N, blockM 64, usedCoreNum, tasksPerCore, rowFactor 8, eps, invN}; y and invRms."""
+    def make(g):
+        x, gamma = uniform(g, (m, n), -2, 2), uniform(g, (n,), 0.5, 1.5)
+        blocks = -(-m // 64)
+        cores = min(20, blocks)
+        inv = torch.rsqrt(x.pow(2).mean(-1) + 1e-6)
+        tiling = pack("6i2f", m, n, 64, cores, -(-blocks // cores), 8, 1e-6, 1.0 / n)
+        return Launch(cores, (x, gamma, torch.zeros_like(x), torch.zeros(m), tiling),
+                      {2: x * inv[:, None] * gamma, 3: inv})
+    return make
+
+
+def _gather_elements(mode: int, rows: int, x_rows: int, width: int, y_width: int, ig: int):
+    """y[r, j] = x[row(r), index[r, j]] for j < IG, 0 after; row(r) = r (mode 0) or row_map[r] (modes 1, 2)."""
+    def make(g):
+        x = uniform(g, (x_rows, width))
+        index = integers(g, (rows, y_width), 0, width)
+        row_map = integers(g, (rows,), 0, x_rows) if mode else torch.arange(rows, dtype=torch.int32)
+        expected = torch.zeros(rows, y_width)
+        expected[:, :ig] = x[row_map.long()].gather(1, index[:, :ig].long())
+        block_m = next(b for b in (32, 16, 8, 4, 2, 1) if rows >= b)
+        blocks = -(-rows // block_m)
+        cores = min(20, blocks)
+        tiling = pack("12i", rows, x_rows, width, ig, width, y_width, block_m, cores, -(-blocks // cores),
+                      max(block_m // 2, 1), int(mode != 0), mode)
+        return Launch(cores, (x, index, row_map, torch.zeros(rows, y_width), tiling), {3: expected})
+    return make
+
+
+def duoduoyi_cases() -> list[Case]:
+    common = dict(author="duoduoyi6", repo="duoduoyi6/ascendC_debug_agent", commit=DUODUOYI_COMMIT,
+                  licence="Apache-2.0", fmt="kernel-launch")
+    rms = "archive_tasks/rms_norm/kernel/rms_norm_{}.cpp"
+    gather = "archive_tasks/gather_elements_v2/kernel/gather_elements_v2_{}_fp32.cpp"
+    return [
+        Case("duoduoyi6/rms_norm_merge_n", path=rms.format("merge_n"), groups=(REDUCE, MATH, ARITH, MOVE),
+             variants=(Variant("rms_norm_merge_n_custom_fp32", "fp32 130x512", _rms_norm(130, 512)),), **common),
+        Case("duoduoyi6/rms_norm_single_row", path=rms.format("single_row"), groups=(REDUCE, MATH, ARITH, MOVE),
+             variants=(Variant("rms_norm_single_row_custom_fp32", "fp32 70x2048", _rms_norm(70, 2048)),), **common),
+        Case("duoduoyi6/rms_norm_splitd", path=rms.format("splitd"), groups=(REDUCE, MATH, ARITH, MOVE),
+             variants=(Variant("rms_norm_splitd_custom_fp32", "fp32 9x10240", _rms_norm(9, 10240)),), **common),
+        Case("duoduoyi6/gather_elements_v2_last_dim_fp32", path=gather.format("last_dim"), groups=(MOVE,),
+             variants=(Variant("gather_elements_v2_last_dim_fp32_custom", "fp32 40x64 -> 40x16 (12 gathered)",
+                               _gather_elements(0, 40, 40, 64, 16, 12)),), **common),
+        Case("duoduoyi6/gather_elements_v2_transpose_fp32", path=gather.format("transpose"), groups=(MOVE,),
+             variants=(Variant("gather_elements_v2_transpose_fp32_custom", "fp32 rows mapped, 24x32 -> 24x8",
+                               _gather_elements(1, 24, 10, 32, 8, 8)),), **common),
+        Case("duoduoyi6/gather_elements_v2_scalar_fp32", path=gather.format("scalar"), groups=(MOVE,),
+             variants=(Variant("gather_elements_v2_scalar_fp32_custom", "fp32 rows mapped, 5x128 -> 5x8 (3)",
+                               _gather_elements(2, 5, 7, 128, 8, 3)),), **common),
+    ]
+
+
+CASES: list[Case] = [*ggml_cases(), *sgl_cases(), *tencent_cases(), *opencv_cases(), *infinicore_cases(),
+                     *vllm_cases(), *duoduoyi_cases()]
