@@ -48,12 +48,12 @@ struct FusedSpec {
 template <typename T, typename U>
 inline void check_pair(const FusedSpec& spec, Loc loc) {
     const DType src = ascendc_sim::dtype_of<U>, dst = ascendc_sim::dtype_of<T>;
-    std::string list;
-    for (int i = 0; i < spec.n_pairs; ++i) {
+    for (int i = 0; i < spec.n_pairs; ++i)
         if (spec.pairs[i].src == src && spec.pairs[i].dst == dst) return;
+    std::string list;
+    for (int i = 0; i < spec.n_pairs; ++i)
         list += std::string(list.empty() ? "" : ", ") + ascendc_sim::dtype_name(spec.pairs[i].src) + " -> " +
                 ascendc_sim::dtype_name(spec.pairs[i].dst);
-    }
     ascendc_sim::fail(ascendc_sim::Diag::UnsupportedDtype, loc,
                       "%s does not support sources of %s with a %s dst on %s. Supported (sources -> dst): %s. Cast "
                       "the data to a supported type first, or use the separate instructions.",
