@@ -22,8 +22,8 @@
 // uses vdeq group i % 16 for source element i, and leaves the other half of each dst block as it was
 // (CastDeq.md's example zeroes dst first).
 // 310P: the v8.5.0 pages cover Atlas A2/A3 only; 310P is assumed to support the same types (it has
-// no bfloat16_t, which none of these take). The CANN 9 pages of FusedMulAdd, MulCast and AddReluCast
-// list "Atlas 推理系列产品 AI Core" with the same types, which agrees.
+// no bfloat16_t, which none of these take). The CANN 9 pages of FusedMulAdd, MulCast, AddReluCast and
+// AddDeqRelu list "Atlas 推理系列产品 AI Core" with the same types, which agrees.
 #pragma once
 #include <cmath>
 
