@@ -589,3 +589,123 @@ def test_deq_register_misuse_is_reported(deq_kernel):
     assert err.line == deq_line("// @cast_no_deq") and "no SetDeqScale has set" in err.message
     err = expect_error("bad_argument", run_deq, deq_kernel, 2, x, count=64, sign=False)
     assert err.line == deq_line("// @deq_vec") and "every vdeq group" in err.message
+
+
+# ---------------------------------------------------------------------------------------------
+# In a pipelined multi-core kernel, written the way AscendC samples are (TQue stages, double buffering)
+# ---------------------------------------------------------------------------------------------
+
+PIPELINE = r"""
+#include "kernel_operator.h"
+using namespace AscendC;
+
+constexpr int32_t BUFFER_NUM = 2;
+
+// out = Relu(x * w + b) with FusedMulAddRelu (dst = src0 * dst + src1: dst arrives holding w), and
+// q = Relu(Deq(acc0 + acc1)) with AddDeqRelu, tile by tile on every core.
+class KernelFused {
+public:
+    __aicore__ inline void Init(GM_ADDR x, GM_ADDR w, GM_ADDR b, GM_ADDR acc, GM_ADDR out, GM_ADDR q,
+                                uint32_t blockLength, uint32_t tileLength, float scale)
+    {
+        const uint32_t offset = blockLength * GetBlockIdx();
+        xGm.SetGlobalBuffer((__gm__ float*)x + offset, blockLength);
+        wGm.SetGlobalBuffer((__gm__ float*)w + offset, blockLength);
+        bGm.SetGlobalBuffer((__gm__ float*)b + offset, blockLength);
+        accGm.SetGlobalBuffer((__gm__ int32_t*)acc + 2 * offset, 2 * blockLength);
+        outGm.SetGlobalBuffer((__gm__ float*)out + offset, blockLength);
+        qGm.SetGlobalBuffer((__gm__ half*)q + offset, blockLength);
+        this->tileLength = tileLength;
+        this->tileNum = blockLength / tileLength;
+        this->scale = scale;
+        pipe.InitBuffer(inX, BUFFER_NUM, tileLength * sizeof(float));
+        pipe.InitBuffer(inW, BUFFER_NUM, tileLength * sizeof(float));
+        pipe.InitBuffer(inB, BUFFER_NUM, tileLength * sizeof(float));
+        pipe.InitBuffer(inAcc, BUFFER_NUM, 2 * tileLength * sizeof(int32_t));
+        pipe.InitBuffer(outQ, BUFFER_NUM, tileLength * sizeof(half));
+    }
+    __aicore__ inline void Process()
+    {
+        SetDeqScale(static_cast<half>(scale));
+        for (uint32_t i = 0; i < tileNum; ++i) {
+            CopyIn(i);
+            Compute();
+            CopyOut(i);
+        }
+    }
+
+private:
+    __aicore__ inline void CopyIn(uint32_t i)
+    {
+        LocalTensor<float> x = inX.AllocTensor<float>(), w = inW.AllocTensor<float>(), b = inB.AllocTensor<float>();
+        LocalTensor<int32_t> acc = inAcc.AllocTensor<int32_t>();
+        DataCopy(x, xGm[i * tileLength], tileLength);
+        DataCopy(w, wGm[i * tileLength], tileLength);
+        DataCopy(b, bGm[i * tileLength], tileLength);
+        DataCopy(acc, accGm[2 * i * tileLength], 2 * tileLength);
+        inX.EnQue(x);
+        inW.EnQue(w);
+        inB.EnQue(b);
+        inAcc.EnQue(acc);
+    }
+    __aicore__ inline void Compute()
+    {
+        LocalTensor<float> x = inX.DeQue<float>(), w = inW.DeQue<float>(), b = inB.DeQue<float>();
+        LocalTensor<int32_t> acc = inAcc.DeQue<int32_t>();
+        LocalTensor<half> q = outQ.AllocTensor<half>();
+        FusedMulAddRelu(w, x, b, tileLength);
+        AddDeqRelu(q, acc, acc[tileLength], tileLength);
+        inW.EnQue(w);
+        outQ.EnQue(q);
+        inX.FreeTensor(x);
+        inB.FreeTensor(b);
+        inAcc.FreeTensor(acc);
+    }
+    __aicore__ inline void CopyOut(uint32_t i)
+    {
+        LocalTensor<float> w = inW.DeQue<float>();
+        LocalTensor<half> q = outQ.DeQue<half>();
+        DataCopy(outGm[i * tileLength], w, tileLength);
+        DataCopy(qGm[i * tileLength], q, tileLength);
+        inW.FreeTensor(w);
+        outQ.FreeTensor(q);
+    }
+
+    TPipe pipe;
+    TQue<QuePosition::VECIN, BUFFER_NUM> inX, inW, inB, inAcc;
+    TQue<QuePosition::VECOUT, BUFFER_NUM> outQ;
+    GlobalTensor<float> xGm, wGm, bGm, outGm;
+    GlobalTensor<int32_t> accGm;
+    GlobalTensor<half> qGm;
+    uint32_t tileLength = 0;
+    uint32_t tileNum = 0;
+    float scale = 0.0f;
+};
+
+extern "C" __global__ __aicore__ void fused_pipeline(GM_ADDR x, GM_ADDR w, GM_ADDR b, GM_ADDR acc, GM_ADDR out,
+                                                     GM_ADDR q, uint32_t blockLength, uint32_t tileLength, float scale)
+{
+    KernelFused op;
+    op.Init(x, w, b, acc, out, q, blockLength, tileLength, scale);
+    op.Process();
+}
+"""
+
+
+def test_fused_ops_in_a_pipelined_multicore_kernel():
+    kernel = compile_kernel(PIPELINE, entry="fused_pipeline")
+    blocks, block_length, tile = 4, 1024, 256
+    n = blocks * block_length
+    g = torch.Generator().manual_seed(21)
+    x, w, b = torch.randn(n, generator=g), torch.randn(n, generator=g), torch.randn(n, generator=g)
+    acc = torch.randint(-3000, 3000, (2 * n,), generator=g, dtype=torch.int32)
+    out, q = torch.zeros(n), torch.zeros(n, dtype=torch.float16)
+    report = kernel.launch(blocks, x, w, b, acc, out, q, block_length, tile, 0.02)
+    torch.testing.assert_close(out, torch.relu(x.double() * w.double() + b.double()).float(), atol=0, rtol=1.2e-7)
+    pairs = acc.view(blocks, -1, 2, tile)  # per core, per tile: acc0 then acc1
+    s = (pairs[:, :, 0] + pairs[:, :, 1]).reshape(-1)
+    scale = torch.tensor(0.02, dtype=torch.float16).float()
+    assert torch.equal(q, torch.relu((s.float() * 2.0**-17 * scale * 2.0**17).half()))
+    ops = report.vector_ops()
+    assert ops["FusedMulAddRelu"] == (blocks * 4, blocks * 4 * tile * 4 // 256)
+    assert ops["AddDeqRelu"] == (blocks * 4, blocks * 4 * tile * 4 // 256)
