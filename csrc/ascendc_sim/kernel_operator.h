@@ -19,5 +19,6 @@
 #include "sim/debug.h"
 #include "sim/fused_ops.h"
 #include "sim/bilinear.h"
+#include "sim/gatherb.h"
 #include "sim/scalar_ops.h"
 #include "sim/system_vars.h"
