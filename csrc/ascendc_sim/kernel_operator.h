@@ -32,6 +32,7 @@
 #include "sim/arange.h"
 #include "sim/fused_ops.h"
 #include "sim/bilinear.h"
+#include "sim/gatherb.h"
 #include "sim/scalar_ops.h"
 #include "sim/system_vars.h"
 // Kernel launch and host code (issue 14): static tensor programming.

@@ -204,11 +204,11 @@ def reference(op, x, y, d, dst_t, deq_scale=0.0):
         if dst_t == torch.float16:
             return s.clamp(max=65504.0).to(dst_t)
         return sat(s, dst_t)
-    if op in ("FusedMulAdd", "FusedMulAddRelu"):
-        r = (x.double() * d.double() + y.double()).to(dst_t)
+    if op in ("FusedMulAdd", "FusedMulAddRelu"):  # the product rounds before the sum (the pages' examples)
+        r = ((x.double() * d.double()).to(dst_t).double() + y.double()).to(dst_t)
         return torch.clamp(r, min=0) if op.endswith("Relu") else r
     if op == "MulAddDst":
-        return (x.double() * y.double() + d.double()).to(dst_t)
+        return ((x.double() * y.double()).to(dst_t).double() + d.double()).to(dst_t)
     if op == "MulCast":
         return sat((x.double() * y.double()).to(torch.float16).double(), dst_t)
     if op == "AddDeqRelu":
@@ -246,8 +246,7 @@ def test_count_form_matches_the_documented_semantics(kernel, op, pair):
     scale = 0.1 if op == "AddDeqRelu" else 0.0
     out, report = run(kernel, op, pair, x, y, d, count=n, deq_scale=scale)
     expected = reference(op, x, y, d[:n], dst_t, scale)
-    tol = dict(atol=0, rtol=1.2e-7) if dst_t == torch.float32 else dict(atol=0, rtol=0)
-    torch.testing.assert_close(out[:n], expected, **tol, equal_nan=True)
+    torch.testing.assert_close(out[:n], expected, atol=0, rtol=0, equal_nan=True)
     assert torch.equal(out[n:], d[n:]), "elements past count were written"
     wide = max(dst_t.itemsize, src_t.itemsize)
     assert report.vector_ops()[op] == (1, -(-n * wide // 256))
@@ -272,6 +271,15 @@ def test_documented_examples(kernel):
     out, _ = run(kernel, "AddDeqRelu", 8, a, b, torch.zeros(9, dtype=h), deq_scale=0.1)
     documented = [8.9, 6.9, 7.7, 10.4, 7.0, 5.1, 12.4, 17.5, 19.4]  # AddDeqRelu.md, printed to one decimal
     assert [round(v, 1) for v in out.float().tolist()] == documented
+
+
+@pytest.mark.parametrize("op,pair", [("FusedMulAdd", 1), ("FusedMulAddRelu", 1), ("MulAddDst", 3)])
+def test_documented_multiply_add_examples(kernel, op, pair):
+    dst_t, src_t = PAIRS[pair]
+    src0, src1, before, after = DOC_EXAMPLES[op]
+    x, y = torch.tensor(src0, dtype=src_t), torch.tensor(src1, dtype=src_t)
+    out, _ = run(kernel, op, pair, x, y, torch.tensor(before, dtype=dst_t))
+    assert torch.equal(out, torch.tensor(after, dtype=dst_t))
 
 
 def test_saturating_conversions(kernel):
@@ -331,8 +339,7 @@ def test_level0_forms_follow_mask_and_strides(kernel, op, pair, form, strides):
     out, report = run(kernel, op, pair, x, y, d, form=form, mask=mask, mask1=mask1, repeat=repeat, strides=strides,
                       deq_scale=scale)
     expected = level0_reference(op, pair, x, y, d, lanes_on, repeat, strides, scale)
-    tol = dict(atol=0, rtol=1.2e-7) if dst_t == torch.float32 else dict(atol=0, rtol=0)
-    torch.testing.assert_close(out, expected, **tol)
+    torch.testing.assert_close(out, expected, atol=0, rtol=0)
     assert report.vector_ops()[op] == (1, repeat)
 
 
@@ -351,7 +358,7 @@ def test_in_place_fused_mul_add(kernel):
     d = torch.randn(64)
     # layout 1: src0 is dst itself: dst = dst * dst + src1
     out, _ = run(kernel, "FusedMulAdd", 0, x, y, d, layout=1)
-    torch.testing.assert_close(out, (d.double() * d.double() + y.double()).float(), atol=0, rtol=1.2e-7)
+    assert torch.equal(out, d * d + y)
 
 
 def test_unsupported_pairs_are_reported_at_the_line(kernel):
@@ -589,3 +596,198 @@ def test_deq_register_misuse_is_reported(deq_kernel):
     assert err.line == deq_line("// @cast_no_deq") and "no SetDeqScale has set" in err.message
     err = expect_error("bad_argument", run_deq, deq_kernel, 2, x, count=64, sign=False)
     assert err.line == deq_line("// @deq_vec") and "every vdeq group" in err.message
+
+
+# ---------------------------------------------------------------------------------------------
+# In a pipelined multi-core kernel, written the way AscendC samples are (TQue stages, double buffering)
+# ---------------------------------------------------------------------------------------------
+
+PIPELINE = r"""
+#include "kernel_operator.h"
+using namespace AscendC;
+
+constexpr int32_t BUFFER_NUM = 2;
+
+// out = Relu(x * w + b) with FusedMulAddRelu (dst = src0 * dst + src1: dst arrives holding w), and
+// q = Relu(Deq(acc0 + acc1)) with AddDeqRelu, tile by tile on every core.
+class KernelFused {
+public:
+    __aicore__ inline void Init(GM_ADDR x, GM_ADDR w, GM_ADDR b, GM_ADDR acc, GM_ADDR out, GM_ADDR q,
+                                uint32_t blockLength, uint32_t tileLength, float scale)
+    {
+        const uint32_t offset = blockLength * GetBlockIdx();
+        xGm.SetGlobalBuffer((__gm__ float*)x + offset, blockLength);
+        wGm.SetGlobalBuffer((__gm__ float*)w + offset, blockLength);
+        bGm.SetGlobalBuffer((__gm__ float*)b + offset, blockLength);
+        accGm.SetGlobalBuffer((__gm__ int32_t*)acc + 2 * offset, 2 * blockLength);
+        outGm.SetGlobalBuffer((__gm__ float*)out + offset, blockLength);
+        qGm.SetGlobalBuffer((__gm__ half*)q + offset, blockLength);
+        this->tileLength = tileLength;
+        this->tileNum = blockLength / tileLength;
+        this->scale = scale;
+        pipe.InitBuffer(inX, BUFFER_NUM, tileLength * sizeof(float));
+        pipe.InitBuffer(inW, BUFFER_NUM, tileLength * sizeof(float));
+        pipe.InitBuffer(inB, BUFFER_NUM, tileLength * sizeof(float));
+        pipe.InitBuffer(inAcc, BUFFER_NUM, 2 * tileLength * sizeof(int32_t));
+        pipe.InitBuffer(outQ, BUFFER_NUM, tileLength * sizeof(half));
+    }
+    __aicore__ inline void Process()
+    {
+        SetDeqScale(static_cast<half>(scale));
+        for (uint32_t i = 0; i < tileNum; ++i) {
+            CopyIn(i);
+            Compute();
+            CopyOut(i);
+        }
+    }
+
+private:
+    __aicore__ inline void CopyIn(uint32_t i)
+    {
+        LocalTensor<float> x = inX.AllocTensor<float>(), w = inW.AllocTensor<float>(), b = inB.AllocTensor<float>();
+        LocalTensor<int32_t> acc = inAcc.AllocTensor<int32_t>();
+        DataCopy(x, xGm[i * tileLength], tileLength);
+        DataCopy(w, wGm[i * tileLength], tileLength);
+        DataCopy(b, bGm[i * tileLength], tileLength);
+        DataCopy(acc, accGm[2 * i * tileLength], 2 * tileLength);
+        inX.EnQue(x);
+        inW.EnQue(w);
+        inB.EnQue(b);
+        inAcc.EnQue(acc);
+    }
+    __aicore__ inline void Compute()
+    {
+        LocalTensor<float> x = inX.DeQue<float>(), w = inW.DeQue<float>(), b = inB.DeQue<float>();
+        LocalTensor<int32_t> acc = inAcc.DeQue<int32_t>();
+        LocalTensor<half> q = outQ.AllocTensor<half>();
+        FusedMulAddRelu(w, x, b, tileLength);
+        AddDeqRelu(q, acc, acc[tileLength], tileLength);
+        inW.EnQue(w);
+        outQ.EnQue(q);
+        inX.FreeTensor(x);
+        inB.FreeTensor(b);
+        inAcc.FreeTensor(acc);
+    }
+    __aicore__ inline void CopyOut(uint32_t i)
+    {
+        LocalTensor<float> w = inW.DeQue<float>();
+        LocalTensor<half> q = outQ.DeQue<half>();
+        DataCopy(outGm[i * tileLength], w, tileLength);
+        DataCopy(qGm[i * tileLength], q, tileLength);
+        inW.FreeTensor(w);
+        outQ.FreeTensor(q);
+    }
+
+    TPipe pipe;
+    TQue<QuePosition::VECIN, BUFFER_NUM> inX, inW, inB, inAcc;
+    TQue<QuePosition::VECOUT, BUFFER_NUM> outQ;
+    GlobalTensor<float> xGm, wGm, bGm, outGm;
+    GlobalTensor<int32_t> accGm;
+    GlobalTensor<half> qGm;
+    uint32_t tileLength = 0;
+    uint32_t tileNum = 0;
+    float scale = 0.0f;
+};
+
+extern "C" __global__ __aicore__ void fused_pipeline(GM_ADDR x, GM_ADDR w, GM_ADDR b, GM_ADDR acc, GM_ADDR out,
+                                                     GM_ADDR q, uint32_t blockLength, uint32_t tileLength, float scale)
+{
+    KernelFused op;
+    op.Init(x, w, b, acc, out, q, blockLength, tileLength, scale);
+    op.Process();
+}
+"""
+
+
+def test_fused_ops_in_a_pipelined_multicore_kernel():
+    kernel = compile_kernel(PIPELINE, entry="fused_pipeline")
+    blocks, block_length, tile = 4, 1024, 256
+    n = blocks * block_length
+    g = torch.Generator().manual_seed(21)
+    x, w, b = torch.randn(n, generator=g), torch.randn(n, generator=g), torch.randn(n, generator=g)
+    acc = torch.randint(-3000, 3000, (2 * n,), generator=g, dtype=torch.int32)
+    out, q = torch.zeros(n), torch.zeros(n, dtype=torch.float16)
+    report = kernel.launch(blocks, x, w, b, acc, out, q, block_length, tile, 0.02)
+    assert torch.equal(out, torch.relu(x * w + b))  # float32: the product rounds, then the sum
+    pairs = acc.view(blocks, -1, 2, tile)  # per core, per tile: acc0 then acc1
+    s = (pairs[:, :, 0] + pairs[:, :, 1]).reshape(-1)
+    scale = torch.tensor(0.02, dtype=torch.float16).float()
+    assert torch.equal(q, torch.relu((s.float() * 2.0**-17 * scale * 2.0**17).half()))
+    ops = report.vector_ops()
+    assert ops["FusedMulAddRelu"] == (blocks * 4, blocks * 4 * tile * 4 // 256)
+    assert ops["AddDeqRelu"] == (blocks * 4, blocks * 4 * tile * 4 // 256)
+
+
+# The first 48 elements of the worked examples of FusedMulAdd.md, FusedMulAddRelu.md (half) and MulAddDst.md
+# (half sources, float dst): src0, src1, dst before, dst after.
+DOC_EXAMPLES = {
+    "FusedMulAdd": (
+        [
+            51.4, 25.92, 28.3, 26.62, -4.523, -93.6, 8.71, 21.02, -49.8, -80.4, 95.94, 4.74, 70.25, -60.38, 79.5,
+            -18.19, 79.1, -66.7, 62.5, 83.6, -73.1, 72.56, -63.03, 81.3, -62.28, -49.94, -78.7, 56.2, -52.97, 66.2,
+            43.94, 13.43, 43.06, 51.16, 34.16, -64.56, -73.1, -94.7, -68.94, 73.06, -93.4, -46.62, -83.75, 15.46,
+            32.88, -76.4, 53.84, 70.6],
+        [
+            -43.1, -90.0, -0.7295, 49.28, -52.12, -55.53, 99.6, 94.4, 62.56, 20.67, -25.4, -70.6, 43.44, 57.97,
+            5.355, 38.66, -67.3, -26.72, 43.7, -81.06, 54.47, -71.3, 84.8, 92.9, 49.88, -49.94, 79.75, -71.8, 6.5,
+            42.3, 22.44, 6.64, -83.6, -24.3, -97.06, 43.47, -31.06, -9.55, -7.734, -30.27, 70.3, 10.91, 55.72, 60.03,
+            85.8, -21.86, -34.28, -1.962],
+        [
+            -18.36, 44.94, 32.34, -50.0, -99.5, 89.4, 1.568, 61.4, -36.0, -46.28, 54.88, 14.92, 61.2, -16.14, 42.72,
+            87.25, -2.787, -66.8, 58.3, 23.94, 89.0, -78.56, -38.94, -78.25, 52.6, 77.94, 84.4, -63.94, 90.7, 51.97,
+            84.1, 99.3, -70.1, -3.691, 4.16, 24.98, -91.94, 91.2, 65.3, -47.28, 68.1, -60.2, -90.4, 0.1636, 9.32,
+            51.4, 10.45, 46.9],
+        [
+            -987.0, 1075.0, 914.5, -1282.0, 398.0, -8424.0, 113.3, 1384.0, 1856.0, 3740.0, 5240.0, 0.0625, 4344.0,
+            1032.0, 3402.0, -1548.0, -287.8, 4428.0, 3688.0, 1921.0, -6452.0, -5772.0, 2538.0, -6272.0, -3226.0,
+            -3942.0, -6560.0, -3664.0, -4796.0, 3482.0, 3718.0, 1341.0, -3104.0, -213.1, 45.06, -1570.0, 6692.0,
+            -8640.0, -4512.0, -3484.0, -6288.0, 2816.0, 7624.0, 62.56, 392.2, -3948.0, 528.5, 3310.0],
+    ),
+    "FusedMulAddRelu": (
+        [
+            77.25, 59.84, -39.5, 19.3, -45.88, 11.81, -60.75, -99.6, -12.164, 25.75, 100.0, -68.0, -48.12, -4.504,
+            -78.5, -53.4, 71.56, -33.5, -78.75, 81.6, 61.25, -6.414, -31.77, -50.38, 84.9, -75.56, 89.06, -50.7,
+            93.0, 99.75, 8.1, 58.34, -47.3, 40.78, -98.94, 41.34, 98.5, -21.11, 30.7, 39.3, -82.06, -34.88, -51.44,
+            -91.7, -33.12, 71.2, -66.3, -60.2],
+        [
+            -20.95, -1.547, -46.25, 27.14, 43.16, 21.44, 65.6, 78.25, -72.9, 25.39, 2.133, 76.3, 17.56, -96.9,
+            -41.16, -10.734, -2.305, 74.5, -42.2, -63.44, -67.5, -11.62, -78.44, 52.66, 18.8, 45.16, -35.94, 82.44,
+            -53.9, 10.54, -86.9, -55.9, 7.22, 85.3, 14.32, -57.53, 52.9, -92.4, 45.0, 31.64, 40.56, 42.06, 70.25,
+            -1.671, -24.27, 74.9, 34.56, 96.44],
+        [
+            -69.5, -8.8, -38.3, 19.9, -70.0, 71.75, -23.17, -13.48, 70.0, -31.16, 29.6, -2.914, 47.6, 83.5, -33.75,
+            44.25, -87.9, 3.54, 46.1, 53.8, -4.164, -83.56, -35.6, 58.47, -43.56, -38.03, 63.72, 4.9, -25.56, 73.7,
+            34.7, 96.3, -58.34, -56.78, -39.44, 82.5, 34.4, -30.34, -4.72, -97.75, 2.406, -83.1, 17.06, 41.34,
+            -45.84, -35.6, 19.58, 27.45],
+        [
+            0.0, 0.0, 1467.0, 411.5, 3256.0, 869.0, 1474.0, 1421.0, 0.0, 0.0, 2962.0, 274.5, 0.0, 0.0, 2608.0, 0.0,
+            0.0, 0.0, 0.0, 4328.0, 0.0, 524.5, 1053.0, 0.0, 0.0, 2920.0, 5640.0, 0.0, 0.0, 7364.0, 194.1, 5564.0,
+            2768.0, 0.0, 3916.0, 3352.0, 3442.0, 548.0, 0.0, 0.0, 0.0, 2940.0, 0.0, 0.0, 1495.0, 0.0, 0.0, 0.0],
+    ),
+    "MulAddDst": (
+        [
+            -83.0, 58.2, -14.28, -43.12, 20.72, -79.9, 54.16, 31.56, -1.464, 68.25, -28.31, -93.5, -4.2, -46.56,
+            -22.23, 78.5, -69.56, -37.03, -53.12, 58.28, -71.56, -34.44, 85.94, 96.3, 66.06, 99.94, -45.94, 8.75,
+            -93.9, 35.56, 82.56, -70.8, -68.75, -35.4, 95.3, -49.1, -56.34, 86.75, 90.25, 24.17, 79.06, -49.66,
+            -95.3, -6.965, -63.72, -33.16, -15.56, -43.28],
+        [
+            -57.97, 43.5, 8.08, 72.4, -81.44, -52.0, 69.1, -84.25, 31.12, 34.34, 74.75, 83.56, -83.0, 80.1, 42.84,
+            -31.6, 88.56, 47.34, 18.89, -95.25, 16.88, -85.75, 76.75, -17.19, 23.39, 92.56, 22.81, 77.94, 38.62,
+            -55.8, 38.22, -88.6, -99.4, -66.75, 90.44, 80.56, 12.78, -12.6, -68.4, 2.816, 27.45, -60.88, 70.0, 61.78,
+            -90.56, -99.25, 38.25, -14.49],
+        [
+            -97.94773, -61.303955, 32.56878, -87.50743, -78.92147, 59.20739, 50.336506, 49.039738, -76.2525,
+            0.25441223, -71.73807, 6.481831, -55.5052, -51.057415, 31.403702, 63.285076, 98.1897, 86.71727,
+            -50.16466, 88.94256, 72.111435, 8.4164915, 34.524082, 73.14016, 4.838548, 69.67902, -97.855736,
+            90.358696, 9.051491, 37.595695, -66.01661, -97.110634, 82.84477, 69.46122, 25.561102, 47.926853,
+            -10.202202, 78.2545, 31.339691, 12.940468, -31.499294, -3.351652, 62.46355, 45.0427, -86.02812,
+            -43.48385, -62.274956, -36.077827],
+        [
+            4713.4585, 2469.85229, -82.7969437, -3208.6792, -1766.20471, 4212.70752, 3793.88721, -2610.10083,
+            -121.815369, 2344.21533, -2188.09741, -7806.61182, 293.029968, -3781.87769, -921.200317, -2416.82422,
+            -6062.43945, -1666.48096, -1053.72913, -5462.34668, -1135.50574, 2961.43213, 6630.22705, -1582.23096,
+            1550.08167, 9320.14355, -1145.80493, 772.311829, -3616.87036, -1947.23633, 3089.41895, 6178.64697,
+            6914.87598, 2432.82837, 8645.38574, -3907.18848, -730.345764, -1014.93103, -6139.50391, 81.0182877,
+            2139.01343, 3019.47266, -6609.41162, -385.254059, 5684.50098, 3247.27393, -657.540588, 591.16217],
+    ),
+}

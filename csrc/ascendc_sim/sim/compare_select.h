@@ -408,6 +408,7 @@ void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const Loca
 // Assumptions: lanes the mask leaves out, and bits 64..127 after a float compare, are 0; GetCmpMask
 // writes the 16 register bytes and the rest of its 128 bytes is undefined, so poisoned (0xFF); a mode-2
 // address is matched on its low 32 bits, so both the 64-bit GetPhyAddr() and a 32-bit copy of it work.
+// 310P: the CANN 9 pages of GetCmpMask/SetCmpMask list "Atlas 推理系列产品 AI Core" too; same rules.
 
 namespace sim_detail {
 

@@ -15,15 +15,17 @@
 //   half of each 32-byte dst block (halfBlock true: the upper 16 bytes), and int32_t -> half by Deq.
 // - When the types differ, a level-0 repeat has 256 bytes of the wider type (the mask counts its
 //   lanes); operands of different widths may not overlap at all (MulAddDst.md).
+// The pages' worked examples fix the rounding of FusedMulAdd, FusedMulAddRelu and MulAddDst: the
+// product is rounded to the type before the sum (no fused multiply-add).
 // Assumptions (not on the pages): the sum or product is rounded to the source type before Relu and
-// conversion; FusedMulAdd, FusedMulAddRelu and MulAddDst round once (a fused multiply-add); CAST_NONE
+// conversion; CAST_NONE
 // to an integer rounds to nearest even (Cast.md's CAST_NONE is CAST_RINT when precision is lost), to
 // half it overflows to +-65504 ("溢出默认按照饱和处理"); integer sums wrap as Add does; CastDeq
 // uses vdeq group i % 16 for source element i, and leaves the other half of each dst block as it was
 // (CastDeq.md's example zeroes dst first).
 // 310P: the v8.5.0 pages cover Atlas A2/A3 only; 310P is assumed to support the same types (it has
-// no bfloat16_t, which none of these take). The CANN 9 pages of FusedMulAdd, MulCast and AddReluCast
-// list "Atlas 推理系列产品 AI Core" with the same types, which agrees.
+// no bfloat16_t, which none of these take). The CANN 9 pages of FusedMulAdd, MulCast, AddReluCast and
+// AddDeqRelu list "Atlas 推理系列产品 AI Core" with the same types, which agrees.
 #pragma once
 #include <cmath>
 
@@ -48,12 +50,12 @@ struct FusedSpec {
 template <typename T, typename U>
 inline void check_pair(const FusedSpec& spec, Loc loc) {
     const DType src = ascendc_sim::dtype_of<U>, dst = ascendc_sim::dtype_of<T>;
-    std::string list;
-    for (int i = 0; i < spec.n_pairs; ++i) {
+    for (int i = 0; i < spec.n_pairs; ++i)
         if (spec.pairs[i].src == src && spec.pairs[i].dst == dst) return;
+    std::string list;
+    for (int i = 0; i < spec.n_pairs; ++i)
         list += std::string(list.empty() ? "" : ", ") + ascendc_sim::dtype_name(spec.pairs[i].src) + " -> " +
                 ascendc_sim::dtype_name(spec.pairs[i].dst);
-    }
     ascendc_sim::fail(ascendc_sim::Diag::UnsupportedDtype, loc,
                       "%s does not support sources of %s with a %s dst on %s. Supported (sources -> dst): %s. Cast "
                       "the data to a supported type first, or use the separate instructions.",
@@ -146,18 +148,18 @@ void fused_level0(const FusedSpec& spec, const LocalTensor<T>& dst, const LocalT
 
 // ---- element functions ------------------------------------------------------------------------------
 
+// a * b + c with the product rounded to T before the sum: the worked examples of FusedMulAdd.md and
+// FusedMulAddRelu.md (256 halves each) match this and not a single rounding.
 template <typename T>
 inline T fused_mul_add(T a, T b, T c) {
-    if constexpr (std::is_same_v<T, float>) return std::fma(a, b, c);
-    else return T(std::fma(double(a), double(b), double(c)));
+    return add(mul(a, b), c);
 }
 
-// MulAddDst: float * float + float is one fused float operation; with half sources the product is
-// exact in double and the sum is rounded from there.
+// MulAddDst: the product in dst's type, then the sum (a half product is exact in float, so the mixed
+// form rounds once; MulAddDst.md's half -> float example matches).
 template <typename T, typename U>
 inline T mul_add_dst(U x, U y, T d) {
-    if constexpr (std::is_same_v<T, float> && std::is_same_v<U, float>) return std::fma(x, y, d);
-    else return T(std::fma(double(x), double(y), double(d)));
+    return add(T(wide_t<U>(x) * wide_t<U>(y)), d);
 }
 
 // CAST_NONE with saturation (the *Cast pages' table 3).

@@ -144,7 +144,8 @@ enum class CostClass { Simple, Long, Reduce, Move, Composite };
     X(SetCmpMask, "SetCmpMask", Simple) \
     X(GetCmpMask, "GetCmpMask", Simple) \
     X(CreateVecIndex, "CreateVecIndex", Simple) \
-    X(BilinearInterpolation, "BilinearInterpolation", Simple)
+    X(BilinearInterpolation, "BilinearInterpolation", Simple) \
+    X(Gatherb, "Gatherb", Simple)
 
 enum class OpId {
 #define ASCENDC_SIM_OP_ENUM(id, name, cls) id,
