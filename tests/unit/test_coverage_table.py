@@ -10,13 +10,22 @@ TABLE = ROOT / "docs" / "simulator_coverage.md"
 NOT_CLAIMED = ("not yet", "not simulated", "unsupported")
 
 
+HEADER = ["API group", "API", "simulator", "test"]
+
+
 def _rows() -> list[tuple[str, list[str]]]:
-    rows = []
+    """The rows of every table whose header is HEADER (other tables, such as the fidelity suite's, say other
+    things)."""
+    rows, in_coverage_table = [], False
     for line in TABLE.read_text().splitlines():
-        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
-        if not line.startswith("|") or len(cells) < 4 or set(cells[0]) <= set("-: ") or cells[0] == "API group":
+        if not line.startswith("|"):
+            in_coverage_table = False
             continue
-        rows.append((line, cells))
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if cells == HEADER:
+            in_coverage_table = True
+        elif in_coverage_table and not set(cells[0]) <= set("-: "):
+            rows.append((line, cells))
     return rows
 
 
