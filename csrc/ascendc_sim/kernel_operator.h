@@ -22,3 +22,4 @@
 #include "sim/reduce_pattern.h"
 #include "sim/transpose.h"
 #include "sim/topk.h"
+#include "sim/vec_copy.h"
