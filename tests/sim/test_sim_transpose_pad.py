@@ -284,3 +284,48 @@ def test_trans_data_to_5hd_constraints_name_the_kernel_line():
     assert "srcList[5]" in e.message
     e = expect_error("local_overrun", trans5hd, FLOAT, x, repeat=3, src_rep=300, src_list=8)
     assert e.line == marker
+
+
+# ---- SetPadValue (DataCopyPad's pad register) ------------------------------------------------------
+
+PAD_VALUE = r"""
+#include "kernel_operator.h"
+using namespace AscendC;
+
+extern "C" __global__ __aicore__ void pad_value(GM_ADDR src, GM_ADDR dst, uint32_t rows, uint32_t cols, uint32_t mode)
+{
+    TPipe pipe;
+    TQue<QuePosition::VECIN, 1> que;
+    pipe.InitBuffer(que, 1, rows * 32 * sizeof(float));
+    GlobalTensor<float> sg, dg;
+    sg.SetGlobalBuffer((__gm__ float*)src);
+    dg.SetGlobalBuffer((__gm__ float*)dst);
+    LocalTensor<float> t = que.AllocTensor<float>();
+    DataCopyExtParams ext((uint16_t)rows, cols * sizeof(float), 0, 0, 0);
+    DataCopyPadExtParams<float> pad(false, 0, 1, 0.0f);
+    if (mode == 0) SetPadValue(37.0f);
+    if (mode == 2) SetPadValue<float, TPosition::VECOUT>(37.0f);
+    if (mode == 3) SetPadValue((half)37.0f);
+    DataCopyPad(t, sg, ext, pad);  // @pad_copy
+    que.EnQue(t);
+    t = que.DeQue<float>();
+    DataCopy(dg, t, rows * ((cols + 8) / 8 * 8));
+    que.FreeTensor(t);
+}
+"""
+
+
+def test_set_pad_value_fills_data_copy_pad_padding():
+    # SetPadValue(ISASI).md: rows of 31 floats padded by one on the right with isPad false take the set value.
+    kernel = compile_kernel(PAD_VALUE, entry="pad_value")
+    src = torch.ones(4 * 31)
+    dst = torch.zeros(4 * 32)
+    kernel.launch(1, src, dst, 4, 31, 0)
+    assert torch.all(dst.view(4, 32)[:, :31] == 1) and torch.all(dst.view(4, 32)[:, 31] == 37)
+    for mode in (1, 2):  # never set, or set for VECOUT only: the padding stays undefined (poisoned)
+        dst = torch.zeros(4 * 32)
+        kernel.launch(1, src, dst, 4, 31, mode)
+        assert torch.isnan(dst.view(4, 32)[:, 31]).all()
+    e = expect_error("bad_argument", kernel.launch, 1, src, dst, 4, 31, 3)
+    assert "SetPadValue" in e.message
+    assert e.line == [i + 1 for i, t in enumerate(PAD_VALUE.splitlines()) if t.endswith("// @pad_copy")][0]
