@@ -23,3 +23,4 @@
 #include "sim/transpose.h"
 #include "sim/topk.h"
 #include "sim/vec_copy.h"
+#include "sim/fill.h"

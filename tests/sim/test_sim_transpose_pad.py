@@ -329,3 +329,30 @@ def test_set_pad_value_fills_data_copy_pad_padding():
     e = expect_error("bad_argument", kernel.launch, 1, src, dst, 4, 31, 3)
     assert "SetPadValue" in e.message
     assert e.line == [i + 1 for i, t in enumerate(PAD_VALUE.splitlines()) if t.endswith("// @pad_copy")][0]
+
+
+FILL = r"""
+#include "kernel_operator.h"
+using namespace AscendC;
+
+extern "C" __global__ __aicore__ void fill_gm(GM_ADDR out, uint32_t n, uint32_t late)
+{
+    GlobalTensor<float> og;
+    og.SetGlobalBuffer((__gm__ float*)out + GetBlockIdx() * n, n);
+    TPipe pipe;
+    if (late) {
+        TBuf<TPosition::VECCALC> b;
+        pipe.InitBuffer(b, 1024);
+    }
+    Fill(og, n, 2.5f);  // @fill
+}
+"""
+
+
+def test_fill_sets_gm_like_init_global_memory():
+    kernel = compile_kernel(FILL, entry="fill_gm")
+    out = torch.zeros(3 * 40)
+    kernel.launch(3, out, 37, 0)  # block b fills elements [37 b, 37 b + 37)
+    assert torch.all(out[:111] == 2.5) and torch.all(out[111:] == 0)
+    e = expect_error("bad_argument", kernel.launch, 1, out, 8, 1)  # Fill.md: only before InitBuffer
+    assert e.line == [i + 1 for i, t in enumerate(FILL.splitlines()) if t.endswith("// @fill")][0]
