@@ -24,3 +24,5 @@
 #include "sim/topk.h"
 #include "sim/vec_copy.h"
 #include "sim/fill.h"
+#include "sim/layout.h"
+#include "sim/trans_data.h"

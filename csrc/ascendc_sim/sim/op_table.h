@@ -107,7 +107,8 @@ enum class CostClass { Simple, Long, Reduce, Move, Composite };
     X(ProposalExtract, "ProposalExtract", Simple) \
     X(RpSort16, "RpSort16", Long)                \
     X(MrgSort4, "MrgSort4", Long)                \
-    X(VecCopy, "Copy", Simple)
+    X(VecCopy, "Copy", Simple)                   \
+    X(TransData, "TransData", Composite)
 
 enum class OpId {
 #define ASCENDC_SIM_OP_ENUM(id, name, cls) id,
