@@ -21,6 +21,8 @@
 
 namespace AscendC {
 
+// TransData.md's DataFormat. main's tensor.h (ShapeInfo) defines the identical enum: when both meet,
+// keep that one and drop this line.
 enum class DataFormat : uint8_t { ND = 0, NZ, NCHW, NC1HWC0, NHWC, NCDHW, NDC1HWC0, FRACTAL_Z_3D };
 
 struct TransDataConfig {
