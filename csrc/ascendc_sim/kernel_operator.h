@@ -37,3 +37,7 @@
 #include "sim/system_vars.h"
 // Kernel launch and host code (issue 14): static tensor programming.
 #include "sim/static_tensor.h"
+#include "sim/vec_copy.h"
+#include "sim/fill.h"
+#include "sim/layout.h"
+#include "sim/trans_data.h"

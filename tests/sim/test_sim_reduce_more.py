@@ -391,6 +391,13 @@ extern "C" __global__ __aicore__ void max_min_count(GM_ADDR x, GM_ADDR out, uint
     else if (mode == 2) WholeReduceMin(dst, src, 64, 2, 1, 1, 8);
     PipeBarrier<PIPE_ALL>();
     float val = 0, idx = 0;
+    if (mode == 5) {
+        ReduceSum(dst, src, work, 100);
+        PipeBarrier<PIPE_ALL>();
+        og.SetValue(2, GetAccVal<float>());
+    }
+    if (mode == 6) og.SetValue(2, GetAccVal<float>());  // @accval
+    if (mode >= 5) return;
     if (mode == 3) GetReduceMaxMinCount(val);  // @value_only
     else GetReduceMaxMinCount(val, idx);  // @count
     og.SetValue(0, val);
@@ -421,3 +428,15 @@ def test_get_reduce_max_min_count_reads_the_last_whole_reduce():
         kernel.launch(1, x, out, 4)  # nothing ran before
     assert info.value.kind == "bad_argument"
     assert info.value.line == [i + 1 for i, t in enumerate(lines) if t.endswith("// @count")][0]
+
+
+def test_get_acc_val_reads_the_last_count_form_reduce_sum():
+    kernel = compile_kernel(MAX_MIN_COUNT, entry="max_min_count")
+    x = torch.randn(256)
+    out = torch.zeros(8)
+    kernel.launch(1, x, out, 5)
+    assert out[2].item() == pytest.approx(x[:100].double().sum().item(), abs=1e-4)
+    with pytest.raises(SimulatorError) as info:
+        kernel.launch(1, x, out, 6)  # no ReduceSum in this launch
+    assert info.value.kind == "bad_argument"
+    assert info.value.line == [i + 1 for i, t in enumerate(MAX_MIN_COUNT.splitlines()) if t.endswith("// @accval")][0]

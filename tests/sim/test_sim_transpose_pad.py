@@ -284,3 +284,209 @@ def test_trans_data_to_5hd_constraints_name_the_kernel_line():
     assert "srcList[5]" in e.message
     e = expect_error("local_overrun", trans5hd, FLOAT, x, repeat=3, src_rep=300, src_list=8)
     assert e.line == marker
+
+
+# ---- SetPadValue (DataCopyPad's pad register) ------------------------------------------------------
+
+PAD_VALUE = r"""
+#include "kernel_operator.h"
+using namespace AscendC;
+
+extern "C" __global__ __aicore__ void pad_value(GM_ADDR src, GM_ADDR dst, uint32_t rows, uint32_t cols, uint32_t mode)
+{
+    TPipe pipe;
+    TQue<QuePosition::VECIN, 1> que;
+    pipe.InitBuffer(que, 1, rows * 32 * sizeof(float));
+    GlobalTensor<float> sg, dg;
+    sg.SetGlobalBuffer((__gm__ float*)src);
+    dg.SetGlobalBuffer((__gm__ float*)dst);
+    LocalTensor<float> t = que.AllocTensor<float>();
+    DataCopyExtParams ext((uint16_t)rows, cols * sizeof(float), 0, 0, 0);
+    DataCopyPadExtParams<float> pad(false, 0, 1, 0.0f);
+    if (mode == 0) SetPadValue(37.0f);
+    if (mode == 2) SetPadValue<float, TPosition::VECOUT>(37.0f);
+    if (mode == 3) SetPadValue((half)37.0f);
+    DataCopyPad(t, sg, ext, pad);  // @pad_copy
+    que.EnQue(t);
+    t = que.DeQue<float>();
+    DataCopy(dg, t, rows * ((cols + 8) / 8 * 8));
+    que.FreeTensor(t);
+}
+"""
+
+
+def test_set_pad_value_fills_data_copy_pad_padding():
+    # SetPadValue(ISASI).md: rows of 31 floats padded by one on the right with isPad false take the set value.
+    kernel = compile_kernel(PAD_VALUE, entry="pad_value")
+    src = torch.ones(4 * 31)
+    dst = torch.zeros(4 * 32)
+    kernel.launch(1, src, dst, 4, 31, 0)
+    assert torch.all(dst.view(4, 32)[:, :31] == 1) and torch.all(dst.view(4, 32)[:, 31] == 37)
+    for mode in (1, 2):  # never set, or set for VECOUT only: the padding stays undefined (poisoned)
+        dst = torch.zeros(4 * 32)
+        kernel.launch(1, src, dst, 4, 31, mode)
+        assert torch.isnan(dst.view(4, 32)[:, 31]).all()
+    e = expect_error("bad_argument", kernel.launch, 1, src, dst, 4, 31, 3)
+    assert "SetPadValue" in e.message
+    assert e.line == [i + 1 for i, t in enumerate(PAD_VALUE.splitlines()) if t.endswith("// @pad_copy")][0]
+
+
+FILL = r"""
+#include "kernel_operator.h"
+using namespace AscendC;
+
+extern "C" __global__ __aicore__ void fill_gm(GM_ADDR out, uint32_t n, uint32_t late)
+{
+    GlobalTensor<float> og;
+    og.SetGlobalBuffer((__gm__ float*)out + GetBlockIdx() * n, n);
+    TPipe pipe;
+    if (late) {
+        TBuf<TPosition::VECCALC> b;
+        pipe.InitBuffer(b, 1024);
+    }
+    Fill(og, n, 2.5f);  // @fill
+}
+"""
+
+
+def test_fill_sets_gm_like_init_global_memory():
+    kernel = compile_kernel(FILL, entry="fill_gm")
+    out = torch.zeros(3 * 40)
+    kernel.launch(3, out, 37, 0)  # block b fills elements [37 b, 37 b + 37)
+    assert torch.all(out[:111] == 2.5) and torch.all(out[111:] == 0)
+    e = expect_error("bad_argument", kernel.launch, 1, out, 8, 1)  # Fill.md: only before InitBuffer
+    assert e.line == [i + 1 for i, t in enumerate(FILL.splitlines()) if t.endswith("// @fill")][0]
+
+
+# ---- Layout and TransData ---------------------------------------------------------------------------
+
+# p: mode (0 NCDHW->NDC1HWC0, 1 back, 2 NCDHW->FRACTAL_Z_3D, 3 back, 4 overlap), n, c, d, h, w, badC1
+TRANS_DATA = r"""
+#include "kernel_operator.h"
+using namespace AscendC;
+
+static constexpr TransDataConfig kToNdc = {DataFormat::NCDHW, DataFormat::NDC1HWC0};
+static constexpr TransDataConfig kFromNdc = {DataFormat::NDC1HWC0, DataFormat::NCDHW};
+static constexpr TransDataConfig kToFz = {DataFormat::NCDHW, DataFormat::FRACTAL_Z_3D};
+static constexpr TransDataConfig kFromFz = {DataFormat::FRACTAL_Z_3D, DataFormat::NCDHW};
+
+extern "C" __global__ __aicore__ void trans_data(GM_ADDR x, GM_ADDR y, GM_ADDR info, GM_ADDR params)
+{
+    const uint32_t* p = (const uint32_t*)params;
+    int n = p[1], c = p[2], d = p[3], h = p[4], w = p[5], c1 = (c + 15) / 16, n1 = (n + 15) / 16;
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> xb, yb, tb;
+    pipe.InitBuffer(xb, 16384 * 2);
+    pipe.InitBuffer(yb, 16384 * 2);
+    pipe.InitBuffer(tb, 1024);
+    GlobalTensor<half> xg, yg;
+    GlobalTensor<int32_t> ig;
+    xg.SetGlobalBuffer((__gm__ half*)x);
+    yg.SetGlobalBuffer((__gm__ half*)y);
+    ig.SetGlobalBuffer((__gm__ int32_t*)info);
+    LocalTensor<half> src = xb.Get<half>(), dst = yb.Get<half>();
+    LocalTensor<uint8_t> tmp = tb.Get<uint8_t>();
+    DataCopy(src, xg, 16384);
+    DataCopy(dst, yg, 16384);
+    PipeBarrier<PIPE_ALL>();
+    auto ncdhw = MakeLayout(MakeShape(n, c, d, h, w), MakeStride());
+    auto ndc = MakeLayout(MakeShape(n, d, c1 + (int)p[6], h, w, 16), MakeStride());
+    auto fz = MakeLayout(MakeShape(d, c1, h, w, n1, 16, 16), MakeStride());
+    if (p[0] == 0) {
+        TransDataParams<decltype(ncdhw), decltype(ndc)> prm = {ncdhw, ndc};
+        TransData<kToNdc>(dst, src, tmp, prm);  // @to_ndc
+    } else if (p[0] == 1) {
+        TransDataParams<decltype(ndc), decltype(ncdhw)> prm = {ndc, ncdhw};
+        TransData<kFromNdc>(dst, src, prm);
+    } else if (p[0] == 2) {
+        TransDataParams<decltype(ncdhw), decltype(fz)> prm = {ncdhw, fz};
+        TransData<kToFz>(dst, src, tmp, prm);
+    } else if (p[0] == 3) {
+        TransDataParams<decltype(fz), decltype(ncdhw)> prm = {fz, ncdhw};
+        TransData<kFromFz>(dst, src, tmp, prm);
+    } else {
+        TransDataParams<decltype(ncdhw), decltype(ndc)> prm = {ncdhw, ndc};
+        TransData<kToNdc>(src[16], src, tmp, prm);  // @overlap
+    }
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yg, dst, 16384);
+    // Layout.md's examples: shape (10, 20, 30), stride (1, 100, 200)
+    auto layout = MakeLayout(MakeShape(10, 20, 30), MakeStride(1, 100, 200));
+    ig.SetValue(0, Std::get<1>(layout.GetShape()));
+    ig.SetValue(1, Std::get<2>(layout.GetStride()));
+    ig.SetValue(2, (int32_t)layout(MakeCoord(1, 2, 3)));
+    ig.SetValue(3, is_layout<decltype(layout)>::value ? 1 : 0);
+    ig.SetValue(4, is_layout<Shape<int, int>>::value ? 1 : 0);
+    // Crd2Idx.md: shape (3, 4, 5), stride (20, 5, 1), coordinate (1, 2, 3) -> 33; 7 delinearized
+    // column-major over (3, 4, 5) is (1, 2, 0) -> 30
+    ig.SetValue(5, (int32_t)Crd2Idx(MakeCoord(1, 2, 3), MakeShape(3, 4, 5), MakeStride(20, 5, 1)));
+    ig.SetValue(6, (int32_t)Crd2Idx(7, MakeLayout(MakeShape(3, 4, 5), MakeStride(20, 5, 1))));
+}
+"""
+
+_trans_data = None
+
+
+def trans_data(x, mode, n, c, d, h, w, bad=0):
+    global _trans_data
+    if _trans_data is None:
+        _trans_data = compile_kernel(TRANS_DATA, entry="trans_data")
+    xg = torch.zeros(16384, dtype=torch.float16)
+    xg[: x.numel()] = x.flatten()
+    y = torch.zeros(16384, dtype=torch.float16)
+    info = torch.zeros(8, dtype=torch.int32)
+    _trans_data.launch(1, xg, y, info, torch.tensor([mode, n, c, d, h, w, bad] + [0] * 9, dtype=torch.int32))
+    return y, info
+
+
+def plain_ncdhw(n, c, d, h, w):
+    """Values in (N, C, D, H*W padded to 16), the padding NaN."""
+    hw, pad = h * w, (h * w + 15) // 16 * 16
+    x = torch.full((n, c, d, pad), float("nan"), dtype=torch.float16)
+    x[..., :hw] = torch.arange(n * c * d * hw).remainder(2000).view(n, c, d, hw).half()
+    return x
+
+
+def same(a, b):
+    return torch.equal(torch.isnan(a), torch.isnan(b)) and torch.equal(a[~torch.isnan(a)], b[~torch.isnan(b)])
+
+
+def test_trans_data_ncdhw_and_ndc1hwc0_round_trip():
+    n, c, d, h, w = 2, 20, 2, 3, 5
+    hw, c1 = h * w, 2
+    x = plain_ncdhw(n, c, d, h, w)
+    xp = torch.full((n, c1 * 16, d, hw), float("nan"), dtype=torch.float16)
+    xp[:, :c] = x[..., :hw]
+    want = xp.view(n, c1, 16, d, hw).permute(0, 3, 1, 4, 2).flatten()  # (N, D, C1, HW, C0)
+    y, info = trans_data(x, 0, n, c, d, h, w)
+    assert same(y[: want.numel()], want)
+    assert info[:7].tolist() == [20, 200, 1 * 1 + 2 * 100 + 3 * 200, 1, 0, 33, 30]  # the Layout helpers
+    back, _ = trans_data(want, 1, n, c, d, h, w)
+    assert same(back[: x.numel()], x.flatten())  # the output's H*W padding is invalid: poisoned (NaN) like the input's
+
+
+def test_trans_data_ncdhw_and_fractal_z_3d_round_trip():
+    n, c, d, h, w = 18, 20, 1, 3, 5
+    hw, c1, n1 = h * w, 2, 2
+    x = plain_ncdhw(n, c, d, h, w)
+    xp = torch.full((n1 * 16, c1 * 16, d, hw), float("nan"), dtype=torch.float16)
+    xp[:n, :c] = x[..., :hw]
+    # (N1, N0, C1, C0, D, HW) -> (D, C1, HW, N1, N0, C0)
+    want = xp.view(n1, 16, c1, 16, d, hw).permute(4, 2, 5, 0, 1, 3).flatten()
+    y, _ = trans_data(x, 2, n, c, d, h, w)
+    assert same(y[: want.numel()], want)
+    back, _ = trans_data(want, 3, n, c, d, h, w)
+    assert same(back[: x.numel()], x.flatten())
+
+
+def test_trans_data_constraints_name_the_kernel_line():
+    lines = TRANS_DATA.splitlines()
+    x = plain_ncdhw(1, 16, 1, 4, 4)
+    with pytest.raises(SimulatorError) as info:
+        trans_data(x, 0, 1, 16, 1, 4, 4, bad=1)  # C1 of the destination layout is not ceil(C / 16)
+    assert info.value.kind == "bad_argument" and "C1" in info.value.message
+    assert info.value.line == [i + 1 for i, t in enumerate(lines) if t.endswith("// @to_ndc")][0]
+    with pytest.raises(SimulatorError) as info:
+        trans_data(x, 4, 1, 16, 1, 4, 4)
+    assert info.value.kind == "bad_argument" and "overlap" in info.value.message
+    assert info.value.line == [i + 1 for i, t in enumerate(lines) if t.endswith("// @overlap")][0]

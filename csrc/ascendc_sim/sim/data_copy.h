@@ -250,6 +250,37 @@ inline void require_pad_support(Loc loc) {
              soc.name);
 }
 
+// SetPadValue(ISASI).md: a pad value for DataCopyPad GM->VECIN/VECOUT (pos MAX: both). Its example pads
+// with it while isPad is false, so a set register stands in for the otherwise undefined padding.
+struct PadValueRegister {
+    const CoreState* core = nullptr;
+    uint64_t launch = 0;
+    TPosition pos = TPosition::MAX;
+    ascendc_sim::DType dtype = ascendc_sim::DType::F32;
+    uint64_t bits = 0;
+};
+
+inline PadValueRegister& pad_value_register() {
+    static thread_local PadValueRegister r;
+    return r;
+}
+
+// The value SetPadValue left for a copy of T into `pos`, if any (a different T: bad_argument).
+template <typename T>
+bool pad_register_value(const CoreState& c, TPosition pos, T& value, Loc loc) {
+    const PadValueRegister& r = pad_value_register();
+    if (r.core != &c || r.launch != c.launch->serial) return false;
+    if (r.pos != TPosition::MAX && r.pos != pos) return false;
+    if (r.dtype != ascendc_sim::dtype_of<T>)
+        fail(Diag::BadArgument, loc,
+             "DataCopyPad pads %s data, but SetPadValue set a %s value; the page requires the pad value's type to "
+             "match the copied data. Call SetPadValue<%s>.",
+             ascendc_sim::dtype_name(ascendc_sim::dtype_of<T>), ascendc_sim::dtype_name(r.dtype),
+             ascendc_sim::dtype_name(ascendc_sim::dtype_of<T>));
+    std::memcpy(&value, &r.bits, sizeof(T));
+    return true;
+}
+
 template <typename T>
 void pad_in(const LocalTensor<T>& dst, const GlobalTensor<T>& src, uint32_t count, uint32_t len, uint32_t src_gap,
             uint32_t dst_gap_blocks, bool is_pad, uint32_t left, uint32_t right, T value, Loc loc) {
@@ -280,6 +311,7 @@ void pad_in(const LocalTensor<T>& dst, const GlobalTensor<T>& src, uint32_t coun
         T first;
         std::memcpy(&first, from, sizeof(T));
         bool padded_sides = left != 0 || right != 0;
+        if (padded_sides && !is_pad && pad_register_value(c, dst.GetPosition(), value, loc)) is_pad = true;
         for (uint64_t e = 0; e < elems; ++e) {
             if (padded_sides && !is_pad) std::memset(row_out + e, 0xFF, sizeof(T));
             else row_out[e] = padded_sides ? value : first;
@@ -307,6 +339,17 @@ void pad_out(const GlobalTensor<T>& dst, const LocalTensor<T>& src, uint32_t cou
 }
 
 }  // namespace sim_detail
+
+template <typename T, TPosition pos = TPosition::MAX>
+void SetPadValue(T paddingValue, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    static_assert(pos == TPosition::VECIN || pos == TPosition::VECOUT || pos == TPosition::MAX,
+                  "SetPadValue: pos must be TPosition::VECIN, VECOUT or MAX");
+    ascendc_sim::CoreState& c = ascendc_sim::core(loc);
+    sim_detail::require_pad_support(loc);
+    sim_detail::PadValueRegister& r = sim_detail::pad_value_register();
+    r = sim_detail::PadValueRegister{&c, c.launch->serial, pos, ascendc_sim::dtype_of<T>, 0};
+    std::memcpy(&r.bits, &paddingValue, sizeof(T));
+}
 
 template <typename T>
 void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, uint32_t count,

@@ -145,7 +145,9 @@ enum class CostClass { Simple, Long, Reduce, Move, Composite };
     X(GetCmpMask, "GetCmpMask", Simple) \
     X(CreateVecIndex, "CreateVecIndex", Simple) \
     X(BilinearInterpolation, "BilinearInterpolation", Simple) \
-    X(Gatherb, "Gatherb", Simple)
+    X(Gatherb, "Gatherb", Simple) \
+    X(VecCopy, "Copy", Simple) \
+    X(TransData, "TransData", Composite)
 
 enum class OpId {
 #define ASCENDC_SIM_OP_ENUM(id, name, cls) id,

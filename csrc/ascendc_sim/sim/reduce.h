@@ -22,6 +22,7 @@
 // - GetReduceMaxMinCount(ISASI).md reads the last WholeReduceMax/Min or ReduceMax/Min result: defined
 //   after a one-repeat WholeReduce; after ReduceMax/Min only the value (the page: the index is not
 //   accurate), after several repeats neither; undefined parts read as poison (0xFF bytes).
+// - GetAccVal(ISASI).md reads the result of the last count-form ReduceSum of this core.
 #pragma once
 #include <cmath>
 #include <vector>
@@ -324,6 +325,26 @@ void set_max_min(const ascendc_sim::CoreState& c, T value, uint32_t index, bool 
     r.index_ok = index_ok;
 }
 
+// The accumulator GetAccVal(ISASI).md reads: the result of the last count-form ReduceSum.
+struct AccRegister {
+    const ascendc_sim::CoreState* core = nullptr;
+    uint64_t launch = 0;
+    DType dtype = DType::F32;
+    uint32_t bits = 0;
+};
+
+inline AccRegister& acc_register() {
+    static thread_local AccRegister r;
+    return r;
+}
+
+template <typename T>
+void set_acc_val(const ascendc_sim::CoreState& c, T value) {
+    AccRegister& r = acc_register();
+    r = AccRegister{&c, c.launch->serial, ascendc_sim::dtype_of<T>, 0};
+    std::memcpy(&r.bits, &value, sizeof(T));
+}
+
 // Repeats the whole reduction issues: the first round, then rounds over the partial results.
 inline uint64_t total_repeats(uint64_t first, uint32_t per_repeat_results, uint32_t lanes) {
     uint64_t total = first, n = first * per_repeat_results;
@@ -389,6 +410,7 @@ void reduce_sum_count(const LocalTensor<T>& dst, const LocalTensor<T>& src, cons
         acc = r == 0 ? partial : add(acc, partial);
     }
     dst.GetPhyAddrPtr()[0] = acc;
+    set_acc_val(c, acc);
     ascendc_sim::count_vector(c, OpId::ReduceSum, total_repeats(repeats, 1, lanes), {src.timing(), work.timing()},
                               dst.timing());
 }
@@ -734,6 +756,22 @@ void RepeatReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const
         reduce_detail::whole_reduce_extreme<IS_MAX, isSetMask>(dst, src, {nullptr, mask}, repeatTime, dstRepStride,   \
                                                                srcBlkStride, srcRepStride, order, loc);               \
     }
+
+template <typename T>
+T GetAccVal(ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    ascendc_sim::CoreState& c = ascendc_sim::core(loc);
+    ascendc_sim::check_dtype(ascendc_sim::dtype_of<T>, reduce_detail::kTypes, reduce_detail::kTypes, "GetAccVal", loc);
+    const reduce_detail::AccRegister& r = reduce_detail::acc_register();
+    if (r.core != &c || r.launch != c.launch->serial || r.dtype != ascendc_sim::dtype_of<T>)
+        ascendc_sim::fail(ascendc_sim::Diag::BadArgument, loc,
+                          "GetAccVal<%s>: no count-form ReduceSum of %s (ReduceSum(dst, src, work, count)) ran on this "
+                          "core before, so there is no result to read. Call it first, with the same T.",
+                          ascendc_sim::dtype_name(ascendc_sim::dtype_of<T>),
+                          ascendc_sim::dtype_name(ascendc_sim::dtype_of<T>));
+    T value;
+    std::memcpy(&value, &r.bits, sizeof(T));
+    return value;
+}
 
 template <typename T>
 void GetReduceMaxMinCount(T& maxMinValue, T& maxMinIndex, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
