@@ -190,6 +190,12 @@ MISUSES = {
     "a device that does not exist": (
         "int32_t deviceId = 0;", "int32_t deviceId = 1;",
         "aclrtSetDevice", "device 1 does not exist", "107001"),  # ACL_ERROR_RT_INVALID_DEVICEID
+    "elapsed time of events not reached": (
+        "CHECK_ACL(aclrtSynchronizeStream(stream));",
+        "aclrtEvent e1, e2; CHECK_ACL(aclrtCreateEvent(&e1)); CHECK_ACL(aclrtCreateEvent(&e2)); "
+        "CHECK_ACL(aclrtRecordEvent(e1, stream)); CHECK_ACL(aclrtRecordEvent(e2, stream)); float ms = 0; "
+        "CHECK_ACL(aclrtEventElapsedTime(&ms, e1, e2)); CHECK_ACL(aclrtSynchronizeStream(stream));",
+        "aclrtEventElapsedTime", "both events must be recorded (aclrtRecordEvent) and reached", "100000"),
     "no synchronize": (
         "CHECK_ACL(aclrtSynchronizeStream(stream));", "",
         "aclrtMemcpy", "src is device memory that kernel add_custom (launched at add_custom.cpp:", None),
