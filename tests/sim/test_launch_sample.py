@@ -115,6 +115,9 @@ def test_template_entry_builds_directly_with_compile_kernel():
     report = kernel.launch(2, x, y, 0.25, 128)
     assert torch.equal(y, x * 0.25)
     assert kernel.entry == "scale_kernel<half>" and "scale_kernel on 2 cores" in report.debug_text
+    isolated = torch.empty(128, dtype=torch.float16)
+    kernel.launch_isolated(2, x, isolated, 0.25, 128)  # the instantiation travels to a sandboxed child by name
+    assert torch.equal(isolated, x * 0.25)
     with pytest.raises(KernelArgumentError, match=r'entry="scale_kernel<float>"'):
         find_entry(source.replace('extern "C" __global__ __aicore__ void offset_custom', "void offset_custom"))
     with pytest.raises(KernelArgumentError, match="not a C identifier"):
