@@ -115,6 +115,9 @@ def test_template_entry_builds_directly_with_compile_kernel():
     report = kernel.launch(2, x, y, 0.25, 128)
     assert torch.equal(y, x * 0.25)
     assert kernel.entry == "scale_kernel<half>" and "scale_kernel on 2 cores" in report.debug_text
+    isolated = torch.empty(128, dtype=torch.float16)
+    kernel.launch_isolated(2, x, isolated, 0.25, 128)  # the instantiation travels to a sandboxed child by name
+    assert torch.equal(isolated, x * 0.25)
     with pytest.raises(KernelArgumentError, match=r'entry="scale_kernel<float>"'):
         find_entry(source.replace('extern "C" __global__ __aicore__ void offset_custom', "void offset_custom"))
     with pytest.raises(KernelArgumentError, match="not a C identifier"):
@@ -190,6 +193,12 @@ MISUSES = {
     "a device that does not exist": (
         "int32_t deviceId = 0;", "int32_t deviceId = 1;",
         "aclrtSetDevice", "device 1 does not exist", "107001"),  # ACL_ERROR_RT_INVALID_DEVICEID
+    "elapsed time of events not reached": (
+        "CHECK_ACL(aclrtSynchronizeStream(stream));",
+        "aclrtEvent e1, e2; CHECK_ACL(aclrtCreateEvent(&e1)); CHECK_ACL(aclrtCreateEvent(&e2)); "
+        "CHECK_ACL(aclrtRecordEvent(e1, stream)); CHECK_ACL(aclrtRecordEvent(e2, stream)); float ms = 0; "
+        "CHECK_ACL(aclrtEventElapsedTime(&ms, e1, e2)); CHECK_ACL(aclrtSynchronizeStream(stream));",
+        "aclrtEventElapsedTime", "both events must be recorded (aclrtRecordEvent) and reached", "100000"),
     "no synchronize": (
         "CHECK_ACL(aclrtSynchronizeStream(stream));", "",
         "aclrtMemcpy", "src is device memory that kernel add_custom (launched at add_custom.cpp:", None),

@@ -21,6 +21,12 @@
 #include "../../sim/launch.h"
 #include "../acl/acl.h"
 
+// platform_ascendc::PlatformAscendCManager (the op-project host shims, when present) describes the simulated SoC.
+#if __has_include("../tiling/platform/platform_ascendc.h")
+#include "../tiling/platform/platform_ascendc.h"
+#define ASCENDC_SIM_HOST_PLATFORM 1
+#endif
+
 extern "C" __attribute__((weak)) uint64_t ascendc_sim_debug_output(char* buffer, uint64_t size);  // debug.h
 
 namespace ascendc_sim_host {
@@ -343,6 +349,19 @@ int kind_of_source(aclrtMemcpyKind kind) {
     if (kind == ACL_MEMCPY_DEVICE_TO_HOST || kind == ACL_MEMCPY_DEVICE_TO_DEVICE) return int(MemoryKind::Device);
     if (kind == ACL_MEMCPY_HOST_TO_HOST || kind == ACL_MEMCPY_HOST_TO_DEVICE) return int(MemoryKind::Host);
     return -1;
+}
+
+// What PlatformAscendCManager::GetInstance() answers in a sample: the SoC run_sample simulates. Cube cores: half
+// the vector cores on the separated architecture (Atlas A2/A3), as many on the coupled one (310P).
+void describe_platform(const SimSocProfile& soc) {
+#ifdef ASCENDC_SIM_HOST_PLATFORM
+    static fe::PlatFormInfos infos;
+    infos = fe::PlatFormInfos{soc.name, soc.arch, soc.vector_cores, soc.arch == 0 ? soc.vector_cores / 2
+                                                                                  : soc.vector_cores, soc.ub_bytes};
+    platform_ascendc::current_platform() = &infos;
+#else
+    (void)soc;
+#endif
 }
 
 jmp_buf g_exit_jump;
@@ -797,6 +816,7 @@ extern "C" __attribute__((visibility("default"))) int ascendc_sample_run(int arg
     State& s = state();
     s.soc = *soc;
     s.soc_known = true;
+    describe_platform(*soc);
     s.report = std::fopen(report_path, "w");
     std::setvbuf(stdout, nullptr, _IOLBF, 0);  // what was printed survives a crash
     struct sigaction fault_handler {};
