@@ -80,6 +80,21 @@ def test_npu_branch_runs_unmodified_and_matches_torch(npu_build):
     assert torch.equal(output(run, "output/output_z.bin", torch.float16), x + y)
 
 
+@pytest.mark.parametrize("soc, vector_cores, cube_cores", [("Ascend910B1", 48, 24), ("Ascend310P3", 8, 8)])
+def test_host_platform_queries_describe_the_simulated_soc(soc, vector_cores, cube_cores):
+    sources = changed(add_sources(), "main.cpp", '#include "acl/acl.h"\n',
+                      '#include "acl/acl.h"\n#include "tiling/platform/platform_ascendc.h"\n')
+    sources = changed(sources, "main.cpp", "    CHECK_ACL(aclInit(nullptr));\n",
+                      "    CHECK_ACL(aclInit(nullptr));\n"
+                      "    auto *platform = platform_ascendc::PlatformAscendCManager::GetInstance();\n"
+                      '    std::cout << "cores " << platform->GetCoreNumAiv() << " "\n'
+                      '              << platform->GetCoreNumAic() << std::endl;\n')
+    _, _, inputs = add_inputs(seed=2)
+    run = run_sample(build_sample(sources), inputs, soc=soc)
+    assert run.exit_status == 0, run.stderr
+    assert f"cores {vector_cores} {cube_cores}" in run.stdout
+
+
 def test_cpu_debug_branch_runs_the_same_sample(cpu_build):
     x, y, inputs = add_inputs(seed=1)
     run = run_sample(cpu_build, inputs)
