@@ -237,3 +237,27 @@ def test_outputs_that_start_equal_stay_separate_buffers_in_the_child():
     a, b = torch.zeros(8, dtype=torch.int32), torch.zeros(8, dtype=torch.int32)
     kernel.launch_isolated(1, a, b)
     assert a.tolist() == [1] * 8 and b.tolist() == [2] * 8
+
+
+# A kernel-launch file: the entry and, below it, the launcher its project's host code calls, with the <<<>>> syntax
+# (in a header too). compile_kernel builds it unmodified; the entry is what a launch runs.
+LAUNCHER_SOURCE = SCALE_SOURCE.replace("struct Params", '#include "launch_scale.h"\nstruct Params', 1) + r"""
+extern "C" uint32_t scale_do(uint32_t blockDim, void* stream, uint8_t* x, uint8_t* y, uint32_t n)
+{
+    Params extra{0, 1.0f};
+    scale<<<blockDim, nullptr, stream>>>(x, y, n, 2.0f, extra);  // a comment with <<<1>>> stays a comment
+    return 0;
+}
+"""
+LAUNCHER_HEADER = "#pragma once\ntemplate <typename F> void launch_twice(F f) { f<<<1, nullptr, nullptr>>>(); }\n"
+
+
+def test_a_kernel_launch_file_builds_unmodified_and_runs_its_entry():
+    kernel = compile_kernel(LAUNCHER_SOURCE, "scale", headers={"launch_scale.h": LAUNCHER_HEADER})
+    x = torch.arange(16, dtype=torch.float32)
+    y = torch.zeros(16)
+    kernel.launch(1, x, y, 16, 2.0, Params(1, 3.0))
+    assert torch.equal(y, x * 6.0 + 1.0)
+    broken = LAUNCHER_SOURCE.replace("(x, y, n, 2.0f, extra);", "(x, y, n);")
+    with pytest.raises(KernelBuildError, match="different number of arguments"):
+        compile_kernel(broken, "scale", headers={"launch_scale.h": LAUNCHER_HEADER})

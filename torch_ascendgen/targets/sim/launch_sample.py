@@ -39,6 +39,7 @@ from torch_ascendgen._paths import sim_include_dir
 from torch_ascendgen.errors import KernelArgumentError, KernelBuildError, KernelCrashError, KernelTimeoutError
 from torch_ascendgen.targets.sandbox import Worker
 from torch_ascendgen.targets.sim.build import build_flags, compile_flags, sim_headers_digest, sim_support, support_key
+from torch_ascendgen.targets.sim.launch_syntax import rewrite_launches
 from torch_ascendgen.targets.soc import get_soc
 from torch_ascendgen.targets.toolchain import (
     MANIFEST_FILE,
@@ -111,53 +112,6 @@ def read_sample(directory: Path) -> dict[str, str]:
     suffixes = (*SOURCE_SUFFIXES, ".h", ".hpp", ".hh", ".inc")
     return {str(p.relative_to(directory)): p.read_text() for p in sorted(directory.rglob("*"))
             if p.is_file() and p.suffix in suffixes}
-
-
-def rewrite_launches(text: str) -> tuple[str, bool]:
-    """``text`` with every ``callee<<<config>>>`` turned into ``ascendc_sim_host::kernel_call(callee, "callee",
-    config)`` (line numbers unchanged), and whether there was one."""
-    code = _blank_comments_and_strings(text)
-    out, position, changed = [], 0, False
-    while (opening := code.find("<<<", position)) >= 0:
-        closing = code.find(">>>", opening + 3)
-        if closing < 0:
-            break
-        start = _callee_start(code, opening)
-        callee = text[start:opening]
-        name = re.sub(r"\s+", "", callee)
-        out.append(text[position:start])
-        out.append(f'ascendc_sim_host::kernel_call({callee}, "{name}", {text[opening + 3:closing]})')
-        position, changed = closing + 3, True
-    out.append(text[position:])
-    return "".join(out), changed
-
-
-_COMMENT_OR_STRING = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
-
-
-def _blank_comments_and_strings(text: str) -> str:
-    """``text`` with comments and string and character literals replaced by spaces (newlines kept)."""
-    return _COMMENT_OR_STRING.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
-
-
-def _callee_start(text: str, end: int) -> int:
-    """Where the callee before ``<<<`` at ``end`` starts: a qualified name, with template arguments."""
-    at = end
-    while at > 0 and text[at - 1] in " \t":
-        at -= 1
-    if at > 0 and text[at - 1] == ">":
-        depth = 0
-        while at > 0:
-            at -= 1
-            depth += {">": 1, "<": -1}.get(text[at], 0)
-            if depth == 0:
-                break
-    while at > 0 and (text[at - 1].isalnum() or text[at - 1] in "_:"):
-        at -= 1
-    if at == end or not (text[at].isalpha() or text[at] in "_:"):
-        context = text[max(0, end - 40):end + 3]
-        raise KernelArgumentError(f"a <<<>>> launch without a kernel name before it: {context!r}")
-    return at
 
 
 _ENTRY = re.compile(r'(?:extern\s+"C"\s+)?__global__\s+(?:__aicore__\s+|__vector__\s+|inline\s+)*void\s+'

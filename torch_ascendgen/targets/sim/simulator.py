@@ -26,6 +26,7 @@ from torch_ascendgen.errors import KernelArgumentError, KernelCrashError, Simula
 from torch_ascendgen.targets.runtime import build_runtime_module, load_library, use_runtime_module
 from torch_ascendgen.targets.sandbox import run_in_child
 from torch_ascendgen.targets.sim.build import SimBuild, build_sim_kernel
+from torch_ascendgen.targets.sim.launch_syntax import rewrite_launches
 from torch_ascendgen.targets.soc import get_soc
 
 CONTRACT_EXPORT = '\n#include "sim/contract_export.h"\n'  # after the source: line numbers stay
@@ -248,12 +249,19 @@ def compile_kernel(source: str, entry: str | None = None, *, filename: str = "ke
     ``filename`` is what diagnostics call the source file. ``contract``: the source follows the
     kernel contract (generate.py), whose host tiling function is then exported too. ``headers``: the
     kernel's own headers, {path as its ``#include "..."`` names it relative to the kernel's directory: text}.
+    A kernel-launch file's ``<<<>>>`` launcher compiles (never runs: the entry is launched directly).
     """
     name = entry or find_entry(source)
     if not _ENTRY_NAME_RE.fullmatch(name):
         raise KernelArgumentError(f"entry {name!r} is not a C identifier or a template instantiation (name<T>)")
-    built = source + CONTRACT_EXPORT if contract else source
-    return SimKernel(build_sim_kernel(built, name, headers), source, filename)
+    built = _launches_rewritten(source) + (CONTRACT_EXPORT if contract else "")
+    local = {path: _launches_rewritten(text) for path, text in (headers or {}).items()}
+    return SimKernel(build_sim_kernel(built, name, local), source, filename)
+
+
+def _launches_rewritten(text: str) -> str:
+    """``text`` with its ``<<<>>>`` launchers made C++ (launch_syntax.py); they compile, the entry is what runs."""
+    return rewrite_launches(text)[0] if "<<<" in text else text
 
 
 def _launch_in_child(build: SimBuild, source: str, filename: str, block_dim: int, args: list, soc: str | None,
