@@ -41,3 +41,4 @@
 #include "sim/fill.h"
 #include "sim/layout.h"
 #include "sim/trans_data.h"
+#include "sim/compiler_compat.h"

@@ -21,7 +21,7 @@ struct DataCopyExtParams {
     uint32_t dstStride = 0;  // GM: bytes; UB: 32-byte blocks
     uint32_t rsv = 0;
     DataCopyExtParams() = default;
-    DataCopyExtParams(uint16_t count, uint32_t len, uint32_t src_stride, uint32_t dst_stride, uint32_t reserved = 0)
+    DataCopyExtParams(uint16_t count, uint32_t len, uint32_t src_stride, uint32_t dst_stride, uint32_t reserved)
         : blockCount(count), blockLen(len), srcStride(src_stride), dstStride(dst_stride), rsv(reserved) {}
 };
 

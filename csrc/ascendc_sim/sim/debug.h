@@ -345,3 +345,4 @@ extern "C" inline __attribute__((used, visibility("default"))) uint64_t ascendc_
          : ::ascendc_sim::assert_failed(::ascendc_sim::Loc::here(), #__VA_ARGS__, __VA_ARGS__))
 #undef assert
 #define assert(...) ascendc_assert(__VA_ARGS__)
+#define ASSERT(...) ascendc_assert(__VA_ARGS__)

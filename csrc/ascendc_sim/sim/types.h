@@ -11,6 +11,11 @@
 #define ASCENDC_CPU_DEBUG 1
 #endif
 #define ASCENDC_SIM 1
+// CANN's CPU-side kernel builds define it; kernels use it to pick the plain C++ spelling of the NPU compiler's
+// extensions (`#ifdef __CCE_KT_TEST__ #define __aicore__ #else #define __aicore__ [aicore] #endif`).
+#ifndef __CCE_KT_TEST__
+#define __CCE_KT_TEST__ 1
+#endif
 
 #define __global__
 #define __aicore__
@@ -22,8 +27,8 @@
 #define GM_ADDR __gm__ uint8_t*
 #define KERNEL_TASK_TYPE_DEFAULT(type)
 #define KERNEL_TASK_TYPE(key, type)
-#define ASCEND_IS_AIV true
-#define ASCEND_IS_AIC false
+#define ASCEND_IS_AIV (true)  // kernels write `if ASCEND_IS_AIV {`: the parentheses are the if's
+#define ASCEND_IS_AIC (false)
 
 // IEEE binary16 with per-operation rounding, as the vector unit's half arithmetic.
 using half = _Float16;

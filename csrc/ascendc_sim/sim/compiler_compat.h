@@ -1,0 +1,38 @@
+// What kernels get from the NPU compiler (bisheng, a clang) rather than from the AscendC API, so that code written
+// against it compiles unmodified with g++:
+// - bisheng accepts, in C++17, a call such as `ReduceSum<float>(dst, src, work, n)` with no `using namespace
+//   AscendC`: explicit template arguments do not stop argument-dependent lookup (a clang extension, standard in
+//   C++20). g++ in C++17 needs the name to be known as a template first. The declarations below make it so; they
+//   take a type no call can pass, so overload resolution always picks AscendC's own function.
+// - the intrinsic `pipe_barrier(pipe)` that kernels written before PipeBarrier<pipe> call (ggml's among them).
+#pragma once
+#include "pipe.h"
+
+namespace ascendc_sim {
+struct NeverPassed {
+    NeverPassed() = delete;
+};
+}  // namespace ascendc_sim
+
+#define ASCENDC_SIM_ADL_NAMES(X)                                                                                   \
+    X(Add) X(Sub) X(Mul) X(Div) X(Max) X(Min) X(Adds) X(Muls) X(Maxs) X(Mins) X(Exp) X(Ln) X(Abs) X(Sqrt)          \
+    X(Rsqrt) X(Reciprocal) X(Relu) X(LeakyRelu) X(Not) X(And) X(Or) X(Axpy) X(Duplicate) X(Cast) X(Compare)        \
+    X(CompareScalar) X(Select) X(ReduceSum) X(ReduceMax) X(ReduceMin) X(WholeReduceSum) X(WholeReduceMax)           \
+    X(WholeReduceMin) X(BlockReduceSum) X(BlockReduceMax) X(BlockReduceMin) X(PairReduceSum) X(RepeatReduceSum)    \
+    X(DataCopy) X(DataCopyPad) X(Brcb) X(Gather) X(GatherMask) X(Sigmoid) X(Tanh) X(Gelu) X(Silu) X(SoftMax)        \
+    X(LayerNorm) X(RmsNorm) X(CumSum) X(SetVectorMask) X(SetAtomicAdd) X(SetFlag) X(WaitFlag) X(PipeBarrier)
+
+#define ASCENDC_SIM_ADL_NAME(name) template <typename...> void name(ascendc_sim::NeverPassed);
+ASCENDC_SIM_ADL_NAMES(ASCENDC_SIM_ADL_NAME)
+#undef ASCENDC_SIM_ADL_NAME
+
+inline void pipe_barrier(pipe_t pipe, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    switch (pipe) {
+        case PIPE_S: return AscendC::PipeBarrier<PIPE_S>(loc);
+        case PIPE_ALL: return AscendC::PipeBarrier<PIPE_ALL>(loc);
+        case PIPE_V: return AscendC::PipeBarrier<PIPE_V>(loc);
+        case PIPE_MTE2: return AscendC::PipeBarrier<PIPE_MTE2>(loc);
+        case PIPE_MTE3: return AscendC::PipeBarrier<PIPE_MTE3>(loc);
+        default: return AscendC::PipeBarrier<PIPE_ALL>(loc);  // pipes the simulator does not model: all of them
+    }
+}
