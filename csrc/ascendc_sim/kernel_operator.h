@@ -21,6 +21,7 @@
 #include "sim/softmax.h"
 #include "sim/normalization.h"
 #include "sim/channel_norm.h"
+#include "sim/welford.h"
 #include "sim/quant.h"
 #include "sim/glu.h"
 #include "sim/cumsum.h"

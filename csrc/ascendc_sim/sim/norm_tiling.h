@@ -173,6 +173,28 @@ struct LayerNormConfig {
 
 inline constexpr LayerNormConfig LNCFG_NORM = {false, false, false};
 
+// Normalize.md. ReducePattern is shared with other pattern-taking APIs; only AR is used here. Another header may
+// already define it (define ASCENDC_SIM_HAS_REDUCE_PATTERN there).
+#ifndef ASCENDC_SIM_HAS_REDUCE_PATTERN
+#define ASCENDC_SIM_HAS_REDUCE_PATTERN 1
+enum class ReducePattern : uint32_t { AR = 0, RA = 1 };
+#endif
+
+struct NormalizeConfig {
+    ReducePattern reducePattern = ReducePattern::AR;
+    int32_t aLength = -1;
+    bool isNoBeta = false;
+    bool isNoGamma = false;
+    bool isOnlyOutput = false;
+};
+inline constexpr NormalizeConfig NLCFG_NORM = {ReducePattern::AR, -1, false, false, false};
+
+struct NormalizePara {
+    uint32_t aLength;
+    uint32_t rLength;
+    uint32_t rLengthWithPadding;
+};
+
 namespace norm_model {
 
 constexpr uint32_t kLayerNormFloats = 3;

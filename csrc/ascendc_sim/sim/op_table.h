@@ -104,7 +104,10 @@ enum class CostClass { Simple, Long, Reduce, Move, Composite };
     X(ReGlu, "ReGlu", Composite)                         \
     X(DeepNorm, "DeepNorm", Composite)                   \
     X(BatchNorm, "BatchNorm", Composite)                 \
-    X(GroupNorm, "GroupNorm", Composite)
+    X(GroupNorm, "GroupNorm", Composite)                 \
+    X(Normalize, "Normalize", Composite)                 \
+    X(WelfordUpdate, "WelfordUpdate", Composite)         \
+    X(WelfordFinalize, "WelfordFinalize", Composite)
 
 enum class OpId {
 #define ASCENDC_SIM_OP_ENUM(id, name, cls) id,

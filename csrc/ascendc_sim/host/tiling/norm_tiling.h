@@ -93,6 +93,16 @@ bool GetDeepNormTilingInfo(const Shape& srcShape, const Shape& originSrcShape, c
     return true;
 }
 
+// ---- Normalize (Normalize-Tiling.md): srcShape [A, R]; the [A, R] LayerNorm's model ------------------------------
+
+template <typename Shape>
+void GetNormalizeMaxMinTmpSize(const Shape& srcShape, const uint32_t typeSizeU, const uint32_t typeSizeT,
+                               const bool isReuseSource, const bool isComputeRstd, const bool isOnlyOutput,
+                               uint32_t& maxValue, uint32_t& minValue) {
+    (void)typeSizeU;
+    GetLayerNormMaxMinTmpSize(srcShape, typeSizeT, isReuseSource, isComputeRstd, isOnlyOutput, maxValue, minValue);
+}
+
 // ---- BatchNorm (BatchNorm-Tiling.md): srcShape [B, S, H] (S*H 32-byte aligned), originSrcShape the unpadded one ---
 
 template <typename Shape>
