@@ -26,3 +26,4 @@
 #include "sim/glu.h"
 #include "sim/cumsum.h"
 #include "sim/arange.h"
+#include "sim/precise_math.h"

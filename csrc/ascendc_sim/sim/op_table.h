@@ -107,7 +107,9 @@ enum class CostClass { Simple, Long, Reduce, Move, Composite };
     X(GroupNorm, "GroupNorm", Composite)                 \
     X(Normalize, "Normalize", Composite)                 \
     X(WelfordUpdate, "WelfordUpdate", Composite)         \
-    X(WelfordFinalize, "WelfordFinalize", Composite)
+    X(WelfordFinalize, "WelfordFinalize", Composite)     \
+    X(ExpTaylor, "Exp (high-level)", Composite)          \
+    X(AxpyPrecise, "Axpy (high-level)", Composite)
 
 enum class OpId {
 #define ASCENDC_SIM_OP_ENUM(id, name, cls) id,
