@@ -27,3 +27,4 @@
 #include "sim/cumsum.h"
 #include "sim/arange.h"
 #include "sim/precise_math.h"
+#include "sim/select_bytes_mask.h"

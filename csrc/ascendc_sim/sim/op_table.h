@@ -109,7 +109,8 @@ enum class CostClass { Simple, Long, Reduce, Move, Composite };
     X(WelfordUpdate, "WelfordUpdate", Composite)         \
     X(WelfordFinalize, "WelfordFinalize", Composite)     \
     X(ExpTaylor, "Exp (high-level)", Composite)          \
-    X(AxpyPrecise, "Axpy (high-level)", Composite)
+    X(AxpyPrecise, "Axpy (high-level)", Composite)       \
+    X(SelectBytesMask, "Select (byte mask)", Composite)
 
 enum class OpId {
 #define ASCENDC_SIM_OP_ENUM(id, name, cls) id,
