@@ -34,6 +34,7 @@ struct TilingData {
     SoftMaxTiling flashV2;
     SoftMaxTiling grad;
     LogSoftMaxTiling logSoftmax;
+    uint32_t basicBlock;
 };
 
 extern "C" uint32_t ascendgen_tiling(uint32_t coreNum, int32_t tensorCount, const int32_t* ranks, const int64_t* dims,
@@ -50,6 +51,7 @@ extern "C" uint32_t ascendgen_tiling(uint32_t coreNum, int32_t tensorCount, cons
     SoftMaxFlashV2TilingFunc(shape, typeSize, typeSize, t->tmpBytes, t->flashV2, true);
     SoftMaxGradTilingFunc(shape, typeSize, t->tmpBytes, t->grad, false);
     LogSoftMaxTilingFunc(shape, typeSize, t->tmpBytes, t->logSoftmax);
+    t->basicBlock = IsBasicBlockInSoftMax(t->softmax, typeSize);
     *workspaceBytes = 0;
     return 1;
 }
@@ -61,7 +63,8 @@ struct Bufs {
 };
 
 template <typename T>
-__aicore__ inline void Apply(uint32_t op, const Bufs& b, const TilingData& t, const SoftMaxShapeInfo& shape)
+__aicore__ inline void Apply(uint32_t op, const Bufs& b, const TilingData& t, const SoftMaxShapeInfo& shape,
+                             uint32_t extra)
 {
     LocalTensor<T> x = b.x.ReinterpretCast<T>(), g = b.g.ReinterpretCast<T>(), y = b.y.ReinterpretCast<T>();
     LocalTensor<T> sum = b.sum.ReinterpretCast<T>(), max = b.max.ReinterpretCast<T>();
@@ -87,6 +90,14 @@ __aicore__ inline void Apply(uint32_t op, const Bufs& b, const TilingData& t, co
                                                                       b.tmp, t.flashV2, shape); break;
         case 16: SoftmaxFlashV2<T, true>(y, g, sum, max, x, expMax, inSum, inMax, b.tmp,  // @reduce_max_normal
                                          t.flashV2, shape); break;
+        case 17: SoftmaxGradFront<T>(y, g, x, b.tmp, t.grad, shape); break;
+        case 18: SoftmaxGradFront<T, true>(y, g, x, t.grad, shape); break;  // @grad_front_basic
+        case 19: {
+            bool hit = AdjustSoftMaxRes<T, T>(x, inMax, extra, (T)-1.0f, shape);  // @adjust
+            PipeBarrier<PIPE_V>();
+            Duplicate(y, hit ? (T)1.0f : (T)0.0f, 32);
+            break;
+        }
     }
 }
 
@@ -104,7 +115,8 @@ __aicore__ inline void ApplyMixed(uint32_t op, const Bufs& b, const TilingData& 
 
 extern "C" __global__ __aicore__ void softmax_family(GM_ADDR x, GM_ADDR g, GM_ADDR blocksIn, GM_ADDR y,
                                                      GM_ADDR blocksOut, GM_ADDR workspace, GM_ADDR tiling,
-                                                     uint32_t dtype, uint32_t op, uint32_t oriK, uint32_t layout)
+                                                     uint32_t dtype, uint32_t op, uint32_t oriK, uint32_t layout,
+                                                     uint32_t extra)
 {
     GET_TILING_DATA(t, tiling);
     uint32_t elem = dtype == 0 ? 4 : 2;
@@ -143,12 +155,13 @@ extern "C" __global__ __aicore__ void softmax_family(GM_ADDR x, GM_ADDR g, GM_AD
     if (layout == 3) b.tmp = b.tmp[0];             // unchanged; tmpBytes is what the test passed
     SoftMaxShapeInfo shape = {t.m, t.k, t.m, oriK};
     if (op >= 20) ApplyMixed(op, b, t, shape);
-    else if (dtype == 0) Apply<float>(op, b, t, shape);
-    else Apply<half>(op, b, t, shape);
+    else if (dtype == 0) Apply<float>(op, b, t, shape, extra);
+    else Apply<half>(op, b, t, shape, extra);
     PipeBarrier<PIPE_ALL>();
     DataCopy(yg, b.y, rowsBytes);
     DataCopy(bo, blk, 5 * blockBytes);
     DataCopy(bo[5 * blockBytes], b.g, blockBytes);
+    DataCopy(xg, b.x, rowsBytes);
 }
 """
 
@@ -178,7 +191,7 @@ def tiling_bytes(kernel, m: int, k: int, elem: int, tmp_bytes: int) -> bytes:
 
 
 def run(kernel, dtype, op, x, *, g=None, blocks=None, ori_k=None, layout=0, tmp_bytes=None, block_dtype=None,
-        packed=False):
+        packed=False, extra=0):
     """Runs one op on x [m, k]; returns (y, {block name: [m, per-block elements]}, the 6th block, report)."""
     m, k = x.shape
     elem = x.element_size()
@@ -195,10 +208,12 @@ def run(kernel, dtype, op, x, *, g=None, blocks=None, ori_k=None, layout=0, tmp_
                 view.view(m, -1)[:] = blocks[name].reshape(m, 1).to(block_dtype)
     y = torch.full_like(x, -7)
     bout = torch.zeros(6 * m * 32, dtype=torch.uint8)
-    report = kernel.launch(1, x.contiguous(), g.contiguous(), bin_, y, bout, None,
-                           tiling_bytes(kernel, m, k, elem, tmp), dtype, op, ori_k or k, layout)
+    x = x.contiguous().clone()
+    report = kernel.launch(1, x, g.contiguous(), bin_, y, bout, None, tiling_bytes(kernel, m, k, elem, tmp), dtype, op,
+                           ori_k or k, layout, extra)
     outs = {name: bout[i * m * 32:(i + 1) * m * 32].view(block_dtype).view(m, -1) for i, name in
             enumerate(BLOCK_NAMES)}
+    outs["x"] = x  # src after the call (AdjustSoftMaxRes works in place)
     extra = bout[5 * m * 32:].view(block_dtype)
     return y, outs, extra, report
 
@@ -400,7 +415,7 @@ def test_tiling_for_more_workspace_than_given_is_reported(kernel):
     with pytest.raises(SimulatorError) as info:
         kernel.launch(1, x, g, torch.zeros(5 * m * 32, dtype=torch.uint8), torch.zeros_like(x),
                       torch.zeros(6 * m * 32, dtype=torch.uint8), None,
-                      big[:8] + row.to_bytes(4, "little") + big[12:], FLOAT, 0, k, 0)
+                      big[:8] + row.to_bytes(4, "little") + big[12:], FLOAT, 0, k, 0, 0)
     assert info.value.kind == "local_overrun" and "8 rows per pass" in info.value.message
 
 
@@ -425,6 +440,9 @@ def test_host_tiling_helpers(kernel):
     assert sm[3:6] == (m, 8, m * 8)             # outMaxM outMaxK outMaxSize (float: 8 per block)
     assert sm[6:9] == (3, k, 3 * k)             # splitM splitK splitSize: 3 rows fit the workspace
     assert sm[12:16] == (3, 1, k, 8)            # rangeM tailM tailSplitSize tailReduceSize
+    assert struct.unpack_from("<I", data_, 20 + 4 * 64)[0] == 0  # IsBasicBlockInSoftMax: 96 is not a multiple of 64
+    basic = tiling_bytes(kernel, 16, 128, 4, 16 * (2 * 128 * 4 + 64))
+    assert struct.unpack_from("<I", basic, 20 + 4 * 64)[0] == 1
 
 
 def test_cost_is_one_composite_instruction(kernel):
@@ -442,5 +460,31 @@ def test_empty_shape_is_reported(kernel):
     with pytest.raises(SimulatorError) as info:
         kernel.launch(1, x, torch.zeros_like(x), torch.zeros(5 * m * 32, dtype=torch.uint8), torch.zeros_like(x),
                       torch.zeros(6 * m * 32, dtype=torch.uint8), None,
-                      tiling_bytes(kernel, m, k, 4, 4096)[:20] + bytes(64 * 4), FLOAT, 3, k, 0)
+                      tiling_bytes(kernel, m, k, 4, 4096)[:20] + bytes(64 * 4 + 4), FLOAT, 3, k, 0, 0)
     assert info.value.kind == "bad_argument" and "shape is empty" in info.value.message
+
+
+@pytest.mark.parametrize("dtype", [FLOAT, HALF])
+def test_softmax_grad_front(kernel, dtype):
+    t = DTYPES[dtype]
+    y_soft = torch.softmax(data(8, 128, torch.float32, seed=17).double(), -1).to(t)
+    grad = data(8, 128, t, seed=18)
+    d = (grad.double() * y_soft.double()).sum(-1)
+    per_block = 32 // y_soft.element_size()
+    for op in (17, 18):
+        out, _, _, _ = run(kernel, dtype, op, y_soft, g=grad)
+        assert_block(out.reshape(-1)[:8 * per_block].reshape(8, per_block), d, t)
+    err = expect_error("bad_argument", run, kernel, dtype, 18, y_soft[:6], g=grad[:6])  # 6 rows: not a basic block
+    assert err.line == line_of("// @grad_front_basic")
+
+
+def test_adjust_softmax_res(kernel):
+    x = data(8, 64, torch.float32, seed=19)
+    in_max = torch.tensor([1.0, 0.5, 1.0, 2.0, 3.0, 1.0, 0.0, -1.0])
+    y, outs, _, _ = run(kernel, FLOAT, 19, x, blocks={"inMax": in_max}, extra=0x3F800000)  # the bits of 1.0
+    adjusted = x.clone()
+    adjusted[in_max == 1.0] = -1.0
+    assert torch.equal(outs["x"], adjusted)
+    assert y[0, 0].item() == 1.0  # the API returned true
+    y, outs, _, _ = run(kernel, FLOAT, 19, x, blocks={"inMax": in_max}, extra=0x40400001)  # no row holds that value
+    assert y[0, 0].item() == 0.0 and torch.equal(outs["x"], x)

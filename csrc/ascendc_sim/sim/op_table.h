@@ -110,7 +110,9 @@ enum class CostClass { Simple, Long, Reduce, Move, Composite };
     X(WelfordFinalize, "WelfordFinalize", Composite)     \
     X(ExpTaylor, "Exp (high-level)", Composite)          \
     X(AxpyPrecise, "Axpy (high-level)", Composite)       \
-    X(SelectBytesMask, "Select (byte mask)", Composite)
+    X(SelectBytesMask, "Select (byte mask)", Composite)  \
+    X(SoftmaxGradFront, "SoftmaxGradFront", Composite)   \
+    X(AdjustSoftMaxRes, "AdjustSoftMaxRes", Composite)
 
 enum class OpId {
 #define ASCENDC_SIM_OP_ENUM(id, name, cls) id,

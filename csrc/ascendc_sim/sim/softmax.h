@@ -2,7 +2,7 @@
 // SoftmaxGrad, on ND [m, k] data, row by row.
 //
 // Written from asc-devkit v8.5.0 SoftMax.md, SimpleSoftMax.md, SoftmaxFlash.md, SoftmaxFlashV2.md, LogSoftMax.md,
-// SoftmaxGrad.md (their Python formulas are the semantics):
+// SoftmaxGrad.md, SoftmaxGradFront.md, AdjustSoftMaxRes.md (their Python formulas are the semantics):
 //   SoftMax        max = rowmax(x); sum = rowsum(e^(x-max)); dst = e^(x-max) / sum
 //   SimpleSoftMax  dst = e^(x - inMax) / inSum
 //   SoftmaxFlash   update=false: as SoftMax; update=true: max = max(inMax, rowmax x), e = e^(x-max),
@@ -12,6 +12,9 @@
 //                  sum = expMax*inSum + rowsum dst
 //   LogSoftMax     dst = log10(softmax(x)) — the page's formula and step 8 say log10, not ln
 //   SoftmaxGrad    d = rowsum(grad*src); isFront: dst = d (one block per row); else dst = (grad - d) * src
+//   SoftmaxGradFront  SoftmaxGrad's isFront result, with isBasicBlock
+//   AdjustSoftMaxRes  rows whose max (each block's first element, or every element with stepSizeMode != 0) has
+//                  the bit pattern `from` are filled with `to`; returns whether any row matched
 // The max/sum/expMax tensors hold one 32-byte block per row, every element the row's value (SoftmaxFlashV2 with
 // SoftmaxMode::SOFTMAX_OUTPUT_WITHOUT_BRC: one element per row). Inputs given as blocks are read from the
 // block's first element.
@@ -408,14 +411,13 @@ void log_softmax(const LocalTensor<T>& dst, const LocalTensor<T>& sum, const Loc
                     {sum.timing(), max.timing()}, loc);
 }
 
-template <typename T, bool isDataFormatNZ>
+template <typename T, bool isDataFormatNZ, bool isBasicBlock = false>
 void grad(const LocalTensor<T>& dst, const LocalTensor<T>& g, const LocalTensor<T>& src,
           const LocalTensor<uint8_t>* tmp, const SoftMaxTiling& tiling, bool is_front, const SoftMaxShapeInfo& info,
-          Loc loc) {
-    const char* api = "SoftmaxGrad";
+          Loc loc, const char* api = "SoftmaxGrad", OpId op = OpId::SoftmaxGrad) {
     hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<T>, hl_detail::kHalfFloat, hl_detail::kHalfFloat, loc);
     Shape s = resolve<T>(api, tiling, info, loc);
-    check_modes<T, false, isDataFormatNZ>(api, s, loc);
+    check_modes<T, isBasicBlock, isDataFormatNZ>(api, s, loc);
     constexpr uint32_t blk = block_of<T>(false);
     check_rows(api, g, s, "gradTensor", loc);
     check_rows(api, src, s, "srcTensor", loc);
@@ -441,8 +443,38 @@ void grad(const LocalTensor<T>& dst, const LocalTensor<T>& g, const LocalTensor<
         store(dst, s, gv);
     }
     poison(tmp, s);
-    hl_detail::book(OpId::SoftmaxGrad, s.elements(), is_front ? 2 : 4, narrow<T>(),
+    hl_detail::book(op, s.elements(), is_front ? 2 : 4, narrow<T>(),
                     {g.timing(), src.timing(), tmp ? tmp->timing() : nullptr}, dst.timing(), {}, loc);
+}
+
+// AdjustSoftMaxRes: rows whose max block holds the bit pattern `from` are filled with `to`.
+template <typename T1, typename T2, bool isDataFormatNZ, uint8_t stepSizeMode>
+bool adjust(const LocalTensor<T1>& res, const LocalTensor<T2>& max, uint32_t from, T1 to, const SoftMaxShapeInfo& info,
+            Loc loc) {
+    const char* api = "AdjustSoftMaxRes";
+    check_nz(api, isDataFormatNZ, loc);
+    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<T1>, hl_detail::kHalfFloat, hl_detail::kHalfFloat, loc);
+    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<T2>, hl_detail::kHalfFloat, hl_detail::kHalfFloat, loc);
+    if (info.srcM == 0 || info.srcK == 0 || info.srcK * sizeof(T1) % 32 != 0)
+        ascendc_sim::fail(Diag::BadArgument, loc,
+                          "AdjustSoftMaxRes: softmaxShapeInfo {srcM %u, srcK %u}: both must be positive and srcK "
+                          "32-byte aligned (AdjustSoftMaxRes.md).",
+                          info.srcM, info.srcK);
+    uint32_t step = stepSizeMode != 0 ? 1u : 32u / sizeof(T2);
+    ascendc_sim::check_operand(res, uint64_t(info.srcM) * info.srcK, api, "softMaxRes", loc);
+    ascendc_sim::check_operand(max, uint64_t(info.srcM) * step, api, "maxTensor", loc);
+    bool found = false;
+    for (uint32_t r = 0; r < info.srcM; ++r) {
+        T2 value = max.GetPhyAddrPtr()[uint64_t(r) * step];
+        uint32_t bits = 0;
+        std::memcpy(&bits, &value, sizeof(T2));
+        if (bits != from) continue;
+        found = true;
+        for (uint32_t j = 0; j < info.srcK; ++j) res.GetPhyAddrPtr()[uint64_t(r) * info.srcK + j] = to;
+    }
+    hl_detail::book(OpId::AdjustSoftMaxRes, uint64_t(info.srcM) * info.srcK, 2, narrow<T1>(), {max.timing()},
+                    res.timing(), {}, loc);
+    return found;
 }
 
 }  // namespace softmax_detail
@@ -681,6 +713,36 @@ void SoftmaxGrad(const LocalTensor<T>& dstTensor, const LocalTensor<T>& gradTens
                  const SoftMaxShapeInfo& softmaxShapeInfo = {}, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
     softmax_detail::grad<T, isDataFormatNZ>(dstTensor, gradTensor, srcTensor, &sharedTmpBuffer, tiling, isFront,
                                             softmaxShapeInfo, loc);
+}
+
+// ---- SoftmaxGradFront (SoftmaxGradFront.md): rowsum(grad * src), one 32-byte block per row ----------------------
+
+template <typename T, bool isBasicBlock = false, bool isDataFormatNZ = false>
+void SoftmaxGradFront(const LocalTensor<T>& dstTensor, const LocalTensor<T>& gradTensor,
+                      const LocalTensor<T>& srcTensor, const SoftMaxTiling& tiling,
+                      const SoftMaxShapeInfo& softmaxShapeInfo = {}, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    softmax_detail::grad<T, isDataFormatNZ, isBasicBlock>(dstTensor, gradTensor, srcTensor, nullptr, tiling, true,
+                                                          softmaxShapeInfo, loc, "SoftmaxGradFront",
+                                                          ascendc_sim::OpId::SoftmaxGradFront);
+}
+template <typename T, bool isBasicBlock = false, bool isDataFormatNZ = false>
+void SoftmaxGradFront(const LocalTensor<T>& dstTensor, const LocalTensor<T>& gradTensor,
+                      const LocalTensor<T>& srcTensor, const LocalTensor<uint8_t>& sharedTmpBuffer,
+                      const SoftMaxTiling& tiling, const SoftMaxShapeInfo& softmaxShapeInfo = {},
+                      ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    softmax_detail::grad<T, isDataFormatNZ, isBasicBlock>(dstTensor, gradTensor, srcTensor, &sharedTmpBuffer, tiling,
+                                                          true, softmaxShapeInfo, loc, "SoftmaxGradFront",
+                                                          ascendc_sim::OpId::SoftmaxGradFront);
+}
+
+// ---- AdjustSoftMaxRes (AdjustSoftMaxRes.md): `from` is the bit pattern of the max value to look for ------------
+
+template <typename T1, typename T2, bool isDataFormatNZ = false, uint8_t stepSizeMode = 0>
+bool AdjustSoftMaxRes(const LocalTensor<T1>& softMaxRes, const LocalTensor<T2>& maxTensor, const uint32_t from,
+                      const T1 to, const SoftMaxShapeInfo& softmaxShapeInfo,
+                      ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    return softmax_detail::adjust<T1, T2, isDataFormatNZ, stepSizeMode>(softMaxRes, maxTensor, from, to,
+                                                                        softmaxShapeInfo, loc);
 }
 
 }  // namespace AscendC

@@ -113,6 +113,15 @@ void SoftMaxGradTilingFunc(const Shape& srcShape, const uint32_t dataTypeSize, c
     host_detail::softmax_tiling(srcShape, dataTypeSize, localWorkSpaceSize, softmaxGradTiling);
 }
 
+// ---- IsBasicBlockInSoftMax: the pages' basic-block shape (last axis a multiple of 64 in [256/size, 2048), rows a
+// multiple of 8) for the tiled shape and the rows per pass ----------------------------------------------------------
+
+inline bool IsBasicBlockInSoftMax(const SoftMaxTiling& tiling, const uint32_t dataTypeSize = 2) {
+    uint32_t k = tiling.srcK;
+    return dataTypeSize != 0 && k < 2048 && k >= 256 / dataTypeSize && k % 64 == 0 && tiling.srcM % 8 == 0 &&
+           tiling.splitM % 8 == 0 && tiling.splitM != 0;
+}
+
 // ---- LogSoftMax ----------------------------------------------------------------------------------------------------
 
 template <typename Shape>
