@@ -22,6 +22,7 @@
 #include "sim/normalization.h"
 #include "sim/channel_norm.h"
 #include "sim/welford.h"
+#include "sim/layer_norm_grad.h"
 #include "sim/quant.h"
 #include "sim/glu.h"
 #include "sim/cumsum.h"

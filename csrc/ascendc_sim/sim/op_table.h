@@ -112,7 +112,9 @@ enum class CostClass { Simple, Long, Reduce, Move, Composite };
     X(AxpyPrecise, "Axpy (high-level)", Composite)       \
     X(SelectBytesMask, "Select (byte mask)", Composite)  \
     X(SoftmaxGradFront, "SoftmaxGradFront", Composite)   \
-    X(AdjustSoftMaxRes, "AdjustSoftMaxRes", Composite)
+    X(AdjustSoftMaxRes, "AdjustSoftMaxRes", Composite)   \
+    X(LayerNormGrad, "LayerNormGrad", Composite)         \
+    X(LayerNormGradBeta, "LayerNormGradBeta", Composite)
 
 enum class OpId {
 #define ASCENDC_SIM_OP_ENUM(id, name, cls) id,
