@@ -37,16 +37,24 @@ struct TilingData {
     uint32_t basicBlock;
 };
 
+// A stand-in with ge::Shape's accessors: the host helpers take either it or a std::vector<int64_t>.
+struct GeShape {
+    std::vector<int64_t> dims;
+    size_t GetDimNum() const { return dims.size(); }
+    int64_t GetDim(size_t i) const { return dims[i]; }
+};
+
 extern "C" uint32_t ascendgen_tiling(uint32_t coreNum, int32_t tensorCount, const int32_t* ranks, const int64_t* dims,
                                      TilingData* t, uint64_t* workspaceBytes)
 {
     std::vector<int64_t> shape = {dims[0], dims[1]};
+    GeShape geShape{{1, dims[0], dims[1]}};
     uint32_t typeSize = static_cast<uint32_t>(dims[2]);
     t->m = dims[0];
     t->k = dims[1];
     t->tmpBytes = static_cast<uint32_t>(dims[3]);
-    t->minTmp = GetSoftMaxMinTmpSize(shape, typeSize, false);
-    t->maxTmp = GetSoftMaxMaxTmpSize(shape, typeSize, false);
+    t->minTmp = GetSoftMaxMinTmpSize(geShape, typeSize, false);
+    t->maxTmp = GetSoftMaxMaxTmpSize(geShape, typeSize, false);
     SoftMaxTilingFunc(shape, typeSize, t->tmpBytes, t->softmax);
     SoftMaxFlashV2TilingFunc(shape, typeSize, typeSize, t->tmpBytes, t->flashV2, true);
     SoftMaxGradTilingFunc(shape, typeSize, t->tmpBytes, t->grad, false);
