@@ -42,6 +42,8 @@ struct Args {
     float scale, offset;
 };
 
+constexpr AscendQuantConfig CONST_256 = {256, 0, 0, 0};
+
 template <typename T>
 __aicore__ inline LocalTensor<T> As(const LocalTensor<uint8_t>& b, uint32_t count)
 {
@@ -64,6 +66,7 @@ __aicore__ inline void Quant(const Args& a, const LocalTensor<uint8_t>& dB, cons
         case 3: AscendQuant<T>(dst, src, tmp, scale, offset, a.scaleCount, a.scaleCount, a.n); break;
         case 4: AscendQuant<T>(dst, src, scale, offset, a.scaleCount, a.scaleCount, a.n); break;
         case 5: AscendQuant<T>(dst, src, tmp, scale, offset); break;
+        case 6: AscendQuant<T, false, CONST_256>(dst, src, tmp, a.scale, a.offset, a.n); break;  // @quant_const
     }
 }
 
@@ -226,6 +229,14 @@ def test_quant_rules(kernel):
     assert "sharedTmpBuffer overlaps srcTensor" in err.message
     dst, _ = run(kernel, FLOAT, 0, x, n=256, s=2.0, layout=1)  # dst over src: allowed
     assert torch.equal(dst[:256].view(torch.int8), quant_ref(x, torch.tensor(2.0), torch.tensor(0.0)))
+
+
+def test_quant_config_constants_must_match(kernel):
+    x = torch.randn(256)
+    dst, _ = run(kernel, FLOAT, 6, x, n=256, s=2.0)  # calcCount 256 == calCount: fine
+    assert torch.equal(dst[:256].view(torch.int8), quant_ref(x, torch.tensor(2.0), torch.tensor(0.0)))
+    err = expect_error("bad_argument", run, kernel, FLOAT, 6, x, n=128, s=2.0)
+    assert err.line == line_of("// @quant_const") and "calcCount 256" in err.message
 
 
 def test_dequant_rows_and_padding(kernel):

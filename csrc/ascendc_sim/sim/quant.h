@@ -128,9 +128,28 @@ void check_quant(const LocalTensor<int8_t>& dst, const LocalTensor<T>& src, cons
     hl_detail::check_tmp(api, tmp, kMinTmpBytes, {d, s, sc, of}, loc);
 }
 
-template <typename T>
+// AscendQuantConfig fixes counts at compile time; a constant that disagrees with the call's value, or a
+// workLocalSize larger than sharedTmpBuffer, is a kernel bug the page rules out.
+inline void check_config(const AscendQuantConfig& config, const LocalTensor<uint8_t>* tmp, uint32_t count,
+                         uint32_t scale_count, uint32_t offset_count, bool channel, Loc loc) {
+    bool bad = (config.calcCount != 0 && config.calcCount != count) ||
+               (channel && config.scaleCount != 0 && config.scaleCount != scale_count) ||
+               (channel && config.offsetCount != 0 && config.offsetCount != offset_count) ||
+               (config.workLocalSize != 0 && (tmp == nullptr || config.workLocalSize > tmp->GetSize()));
+    if (bad)
+        ascendc_sim::fail(Diag::BadArgument, loc,
+                          "AscendQuant: AscendQuantConfig {calcCount %u, offsetCount %u, scaleCount %u, workLocalSize "
+                          "%u} disagrees with the call (calCount %u, scaleCount %u, offsetCount %u, sharedTmpBuffer "
+                          "%u bytes). The constants must equal the runtime values and workLocalSize may not exceed "
+                          "the tmp buffer (AscendQuant.md); leave them 0 to use the runtime values.",
+                          config.calcCount, config.offsetCount, config.scaleCount, config.workLocalSize, count,
+                          scale_count, offset_count, tmp ? (unsigned)tmp->GetSize() : 0u);
+}
+
+template <typename T, const AscendQuantConfig& config = ASCEND_QUANT_DEFAULT_CFG>
 void quant(const LocalTensor<int8_t>& dst, const LocalTensor<T>& src, const LocalTensor<uint8_t>* tmp,
            const QuantParams<T>& q, Loc loc) {
+    check_config(config, tmp, q.count, q.scale_count, q.offset ? q.offset_count : 0, q.scale != nullptr, loc);
     check_quant(dst, src, tmp, q, loc);
     if (q.count == 0) return;
     const T* s = src.GetPhyAddrPtr();
@@ -314,25 +333,25 @@ ASCENDC_SIM_QUANT_TEMPLATE
 void AscendQuant(const LocalTensor<int8_t>& dstTensor, const LocalTensor<T>& srcTensor,
                  const LocalTensor<uint8_t>& sharedTmpBuffer, const float scale, const float offset,
                  const uint32_t calCount, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
-    quant_detail::quant<T>(dstTensor, srcTensor, &sharedTmpBuffer, {nullptr, nullptr, scale, offset, 0, 0, calCount},
+    quant_detail::quant<T, config>(dstTensor, srcTensor, &sharedTmpBuffer, {nullptr, nullptr, scale, offset, 0, 0, calCount},
                            loc);
 }
 ASCENDC_SIM_QUANT_TEMPLATE
 void AscendQuant(const LocalTensor<int8_t>& dstTensor, const LocalTensor<T>& srcTensor,
                  const LocalTensor<uint8_t>& sharedTmpBuffer, const float scale, const float offset,
                  ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
-    quant_detail::quant<T>(dstTensor, srcTensor, &sharedTmpBuffer,
+    quant_detail::quant<T, config>(dstTensor, srcTensor, &sharedTmpBuffer,
                            {nullptr, nullptr, scale, offset, 0, 0, srcTensor.GetSize()}, loc);
 }
 ASCENDC_SIM_QUANT_TEMPLATE
 void AscendQuant(const LocalTensor<int8_t>& dstTensor, const LocalTensor<T>& srcTensor, const float scale,
                  const float offset, const uint32_t calCount, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
-    quant_detail::quant<T>(dstTensor, srcTensor, nullptr, {nullptr, nullptr, scale, offset, 0, 0, calCount}, loc);
+    quant_detail::quant<T, config>(dstTensor, srcTensor, nullptr, {nullptr, nullptr, scale, offset, 0, 0, calCount}, loc);
 }
 ASCENDC_SIM_QUANT_TEMPLATE
 void AscendQuant(const LocalTensor<int8_t>& dstTensor, const LocalTensor<T>& srcTensor, const float scale,
                  const float offset, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
-    quant_detail::quant<T>(dstTensor, srcTensor, nullptr,
+    quant_detail::quant<T, config>(dstTensor, srcTensor, nullptr,
                            {nullptr, nullptr, scale, offset, 0, 0, srcTensor.GetSize()}, loc);
 }
 
@@ -342,7 +361,7 @@ ASCENDC_SIM_QUANT_TEMPLATE
 void AscendQuant(const LocalTensor<int8_t>& dstTensor, const LocalTensor<T>& srcTensor,
                  const LocalTensor<uint8_t>& sharedTmpBuffer, const LocalTensor<T>& scaleTensor, const T offset,
                  const uint32_t scaleCount, const uint32_t calCount, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
-    quant_detail::quant<T>(dstTensor, srcTensor, &sharedTmpBuffer,
+    quant_detail::quant<T, config>(dstTensor, srcTensor, &sharedTmpBuffer,
                            {&scaleTensor, nullptr, 0.0f, static_cast<float>(offset), scaleCount, 0, calCount}, loc);
 }
 ASCENDC_SIM_QUANT_TEMPLATE
@@ -350,14 +369,14 @@ void AscendQuant(const LocalTensor<int8_t>& dstTensor, const LocalTensor<T>& src
                  const LocalTensor<uint8_t>& sharedTmpBuffer, const LocalTensor<T>& scaleTensor,
                  const LocalTensor<T>& offsetTensor, const uint32_t scaleCount, const uint32_t offsetCount,
                  const uint32_t calCount, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
-    quant_detail::quant<T>(dstTensor, srcTensor, &sharedTmpBuffer,
+    quant_detail::quant<T, config>(dstTensor, srcTensor, &sharedTmpBuffer,
                            {&scaleTensor, &offsetTensor, 0.0f, 0.0f, scaleCount, offsetCount, calCount}, loc);
 }
 ASCENDC_SIM_QUANT_TEMPLATE
 void AscendQuant(const LocalTensor<int8_t>& dstTensor, const LocalTensor<T>& srcTensor,
                  const LocalTensor<uint8_t>& sharedTmpBuffer, const LocalTensor<T>& scaleTensor, const T offset,
                  ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
-    quant_detail::quant<T>(dstTensor, srcTensor, &sharedTmpBuffer,
+    quant_detail::quant<T, config>(dstTensor, srcTensor, &sharedTmpBuffer,
                            {&scaleTensor, nullptr, 0.0f, static_cast<float>(offset), scaleTensor.GetSize(), 0,
                             srcTensor.GetSize()},
                            loc);
@@ -366,7 +385,7 @@ ASCENDC_SIM_QUANT_TEMPLATE
 void AscendQuant(const LocalTensor<int8_t>& dstTensor, const LocalTensor<T>& srcTensor,
                  const LocalTensor<uint8_t>& sharedTmpBuffer, const LocalTensor<T>& scaleTensor,
                  const LocalTensor<T>& offsetTensor, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
-    quant_detail::quant<T>(dstTensor, srcTensor, &sharedTmpBuffer,
+    quant_detail::quant<T, config>(dstTensor, srcTensor, &sharedTmpBuffer,
                            {&scaleTensor, &offsetTensor, 0.0f, 0.0f, scaleTensor.GetSize(), offsetTensor.GetSize(),
                             srcTensor.GetSize()},
                            loc);
@@ -375,20 +394,20 @@ ASCENDC_SIM_QUANT_TEMPLATE
 void AscendQuant(const LocalTensor<int8_t>& dstTensor, const LocalTensor<T>& srcTensor,
                  const LocalTensor<T>& scaleTensor, const T offset, const uint32_t scaleCount, const uint32_t calCount,
                  ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
-    quant_detail::quant<T>(dstTensor, srcTensor, nullptr,
+    quant_detail::quant<T, config>(dstTensor, srcTensor, nullptr,
                            {&scaleTensor, nullptr, 0.0f, static_cast<float>(offset), scaleCount, 0, calCount}, loc);
 }
 ASCENDC_SIM_QUANT_TEMPLATE
 void AscendQuant(const LocalTensor<int8_t>& dstTensor, const LocalTensor<T>& srcTensor,
                  const LocalTensor<T>& scaleTensor, const LocalTensor<T>& offsetTensor, const uint32_t scaleCount,
                  const uint32_t offsetCount, const uint32_t calCount, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
-    quant_detail::quant<T>(dstTensor, srcTensor, nullptr,
+    quant_detail::quant<T, config>(dstTensor, srcTensor, nullptr,
                            {&scaleTensor, &offsetTensor, 0.0f, 0.0f, scaleCount, offsetCount, calCount}, loc);
 }
 ASCENDC_SIM_QUANT_TEMPLATE
 void AscendQuant(const LocalTensor<int8_t>& dstTensor, const LocalTensor<T>& srcTensor,
                  const LocalTensor<T>& scaleTensor, const T offset, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
-    quant_detail::quant<T>(dstTensor, srcTensor, nullptr,
+    quant_detail::quant<T, config>(dstTensor, srcTensor, nullptr,
                            {&scaleTensor, nullptr, 0.0f, static_cast<float>(offset), scaleTensor.GetSize(), 0,
                             srcTensor.GetSize()},
                            loc);
@@ -397,7 +416,7 @@ ASCENDC_SIM_QUANT_TEMPLATE
 void AscendQuant(const LocalTensor<int8_t>& dstTensor, const LocalTensor<T>& srcTensor,
                  const LocalTensor<T>& scaleTensor, const LocalTensor<T>& offsetTensor,
                  ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
-    quant_detail::quant<T>(dstTensor, srcTensor, nullptr,
+    quant_detail::quant<T, config>(dstTensor, srcTensor, nullptr,
                            {&scaleTensor, &offsetTensor, 0.0f, 0.0f, scaleTensor.GetSize(), offsetTensor.GetSize(),
                             srcTensor.GetSize()},
                            loc);
