@@ -65,6 +65,7 @@ extern "C" uint32_t ascendgen_tiling(uint32_t coreNum, int32_t tensorCount, cons
 }
 
 constexpr SoftmaxConfig NO_BRC = {false, 0, 0, SoftmaxMode::SOFTMAX_OUTPUT_WITHOUT_BRC};
+constexpr SoftmaxConfig FIXED_8x64 = {true, 8, 64, SoftmaxMode::SOFTMAX_NORMAL};
 
 struct Bufs {
     LocalTensor<uint8_t> x, g, y, sum, max, inSum, inMax, expMax, tmp;
@@ -100,6 +101,8 @@ __aicore__ inline void Apply(uint32_t op, const Bufs& b, const TilingData& t, co
                                          t.flashV2, shape); break;
         case 17: SoftmaxGradFront<T>(y, g, x, b.tmp, t.grad, shape); break;
         case 18: SoftmaxGradFront<T, true>(y, g, x, t.grad, shape); break;  // @grad_front_basic
+        case 30: SoftMax<T, false, false, false, FIXED_8x64>(y, sum, max, x, b.tmp, t.softmax, shape);
+            break;  // constant shape
         case 19: {
             bool hit = AdjustSoftMaxRes<T, T>(x, inMax, extra, (T)-1.0f, shape);  // @adjust
             PipeBarrier<PIPE_V>();
@@ -162,7 +165,7 @@ extern "C" __global__ __aicore__ void softmax_family(GM_ADDR x, GM_ADDR g, GM_AD
     if (layout == 2) b.tmp = b.x;                  // tmp over src
     if (layout == 3) b.tmp = b.tmp[0];             // unchanged; tmpBytes is what the test passed
     SoftMaxShapeInfo shape = {t.m, t.k, t.m, oriK};
-    if (op >= 20) ApplyMixed(op, b, t, shape);
+    if (op >= 20 && op < 30) ApplyMixed(op, b, t, shape);
     else if (dtype == 0) Apply<float>(op, b, t, shape, extra);
     else Apply<half>(op, b, t, shape, extra);
     PipeBarrier<PIPE_ALL>();
@@ -496,3 +499,11 @@ def test_adjust_softmax_res(kernel):
     assert y[0, 0].item() == 1.0  # the API returned true
     y, outs, _, _ = run(kernel, FLOAT, 19, x, blocks={"inMax": in_max}, extra=0x40400001)  # no row holds that value
     assert y[0, 0].item() == 0.0 and torch.equal(outs["x"], x)
+
+
+def test_constant_shape_config_must_match(kernel):
+    x = data(8, 64, torch.float32, seed=20)
+    y, _, _, _ = run(kernel, FLOAT, 30, x)  # SoftmaxConfig {8, 64} and an 8 x 64 call
+    torch.testing.assert_close(y, torch.softmax(x.double(), -1).float(), **tol(torch.float32))
+    err = expect_error("bad_argument", run, kernel, FLOAT, 30, data(16, 64, torch.float32, seed=20))
+    assert "fixes the shape at oriSrcM 8" in err.message

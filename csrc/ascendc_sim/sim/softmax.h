@@ -100,6 +100,16 @@ void check_modes(const char* api, const Shape& s, Loc loc) {
     }
 }
 
+// SoftmaxConfig.oriSrcM/oriSrcK make the shape a compile-time constant (the pages); one that disagrees with the
+// shape of the call is a kernel bug.
+inline void check_config_shape(const char* api, const SoftmaxConfig& config, const Shape& s, Loc loc) {
+    if ((config.oriSrcM != 0 && config.oriSrcM != s.ori_m) || (config.oriSrcK != 0 && config.oriSrcK != s.ori_k))
+        ascendc_sim::fail(Diag::BadArgument, loc,
+                          "%s: SoftmaxConfig fixes the shape at oriSrcM %u, oriSrcK %u but this call's shape is [%u, "
+                          "%u]. Make the config match, or leave oriSrcM/oriSrcK 0 for a runtime shape.",
+                          api, config.oriSrcM, config.oriSrcK, s.ori_m, s.ori_k);
+}
+
 // Sizes of the common operand sets. `rows` are [m, k] tensors, `blocks` per-row blocks.
 template <typename T>
 void check_rows(const char* api, const LocalTensor<T>& t, const Shape& s, const char* role, Loc loc) {
@@ -204,6 +214,7 @@ void softmax(const char* api, OpId op, const LocalTensor<T>& dst, const LocalTen
                           api);
     Shape s = resolve<T>(api, tiling, info, loc);
     check_modes<T, isBasicBlock, isDataFormatNZ>(api, s, loc);
+    check_config_shape(api, config, s, loc);
     constexpr uint32_t blk = block_of<U>(false);
     check_rows(api, dst, s, "dstTensor", loc);
     check_rows(api, src, s, "srcTensor", loc);
