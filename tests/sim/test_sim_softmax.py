@@ -119,9 +119,15 @@ __aicore__ inline void ApplyMixed(uint32_t op, const Bufs& b, const TilingData& 
     LocalTensor<half> expMax = b.expMax.ReinterpretCast<half>();
     LocalTensor<float> sum = b.sum.ReinterpretCast<float>(), max = b.max.ReinterpretCast<float>();
     LocalTensor<float> inSum = b.inSum.ReinterpretCast<float>(), inMax = b.inMax.ReinterpretCast<float>();
+    LocalTensor<float> mean = b.g.ReinterpretCast<float>(), inMean = b.g[1024].ReinterpretCast<float>();
+    SoftMaxParams params = {t.m, t.k, t.m, t.k, 3, op == 25 ? 4u : 8u, 0.9375f};
     if (op == 20) SoftMax<half>(y, sum, max, x, b.tmp, t.softmax, shape);
     else if (op == 21) SimpleSoftMax<half>(y, inSum, inMax, x, t.softmax, shape);
-    else SoftmaxFlashV2<half, true>(y, sum, max, x, expMax, inSum, inMax, b.tmp, t.flashV2, shape);
+    else if (op == 22) SoftmaxFlashV2<half, true>(y, sum, max, x, expMax, inSum, inMax, b.tmp, t.flashV2, shape);
+    else if (op == 23) SoftmaxFlashV3<half, float, false>(y, mean, sum, max, x, expMax, inMean, inSum, inMax,
+                                                          t.flashV2, params);
+    else SoftmaxFlashV3<half, float, true>(y, mean, sum, max, x, expMax, inMean, inSum, inMax, b.tmp,  // @v3
+                                           t.flashV2, params);
 }
 
 extern "C" __global__ __aicore__ void softmax_family(GM_ADDR x, GM_ADDR g, GM_ADDR blocksIn, GM_ADDR y,
@@ -507,3 +513,50 @@ def test_constant_shape_config_must_match(kernel):
     torch.testing.assert_close(y, torch.softmax(x.double(), -1).float(), **tol(torch.float32))
     err = expect_error("bad_argument", run, kernel, FLOAT, 30, data(16, 64, torch.float32, seed=20))
     assert "fixes the shape at oriSrcM 8" in err.message
+
+
+def flash_v3_reference(x, alpha, in_mean=None, in_sum=None, in_max=None, loop_cnt=3):
+    """SoftmaxFlashV3.md's Python, with the per-group local mean over lanes [8g, 8g + 8) of each 64-lane repeat."""
+    m, n = x.shape
+    scalar = alpha / (1 - alpha)
+    groups = x.view(m, n // 64, 8, 8).sum(dim=(1, 3)) / (n // 8)  # [m, 8]
+    mean_global = x.mean(-1, keepdim=True)
+    shift = (mean_global - groups) * scalar  # [m, 8]
+    # element r*64 + g*8 + i belongs to group g
+    src = x - shift[:, None, :, None].expand(m, n // 64, 8, 8).reshape(m, n)
+    max_tmp = src.amax(-1, keepdim=True)
+    if in_mean is None:
+        x_max = max_tmp
+        dst = torch.exp(src - x_max)
+        return dst, mean_global[:, 0], dst.sum(-1), x_max[:, 0], None
+    x_mean = (mean_global + in_mean[:, None] * (loop_cnt - 1)) / loop_cnt
+    shift_curr = (mean_global - x_mean) * scalar
+    shift_prev = (in_mean[:, None] - x_mean) * scalar
+    x_max = torch.maximum(shift_curr + max_tmp, shift_prev + in_max[:, None])
+    dst = torch.exp(src - (x_max - shift_curr))
+    exp_max = torch.exp(in_max[:, None] - x_max + shift_prev)
+    total = exp_max * in_sum[:, None] + dst.sum(-1, keepdim=True)
+    return dst, x_mean[:, 0], total[:, 0], x_max[:, 0], exp_max[:, 0]
+
+
+def test_softmax_flash_v3(kernel):
+    x = data(8, 512, torch.float16, seed=21)
+    xd = x.double()
+    dst, mean, total, x_max, _ = flash_v3_reference(xd, 0.9375)
+    y, b, extra, _ = run(kernel, HALF, 23, x, block_dtype=torch.float32)
+    torch.testing.assert_close(y.double(), dst.half().double(), atol=2e-3, rtol=4e-3)
+    torch.testing.assert_close(extra.view(torch.float32)[:64].view(8, 8)[:, 0].double(), mean, atol=1e-4, rtol=1e-4)
+    assert_block(b["max"], x_max, torch.float32)
+    torch.testing.assert_close(b["sum"][:, 0].double(), total, atol=1e-3, rtol=1e-4)
+    in_max = torch.randn(8, dtype=torch.float64).float().double() + 3
+    in_sum = (torch.rand(8, dtype=torch.float64) * 100 + 1).float().double()
+    dst, mean, total, x_max, exp_max = flash_v3_reference(xd, 0.9375, torch.zeros(8, dtype=torch.float64), in_sum,
+                                                          in_max)
+    y, b, _, _ = run(kernel, HALF, 24, x, blocks={"inMax": in_max, "inSum": in_sum}, block_dtype=torch.float32)
+    torch.testing.assert_close(y.double(), dst.half().double(), atol=2e-3, rtol=4e-3)
+    torch.testing.assert_close(b["max"][:, 0].double(), x_max, atol=1e-4, rtol=1e-5)
+    torch.testing.assert_close(b["sum"][:, 0].double(), total, atol=1e-3, rtol=1e-4)
+    torch.testing.assert_close(b["expMax"].view(torch.float16)[:, 0].double(),
+                               exp_max.half().double(), atol=1e-3, rtol=2e-3)
+    err = expect_error("bad_argument", run, kernel, HALF, 25, x, block_dtype=torch.float32)
+    assert err.line == line_of("// @v3") and "splitMeanCnt 4" in err.message

@@ -114,7 +114,8 @@ enum class CostClass { Simple, Long, Reduce, Move, Composite };
     X(SoftmaxGradFront, "SoftmaxGradFront", Composite)   \
     X(AdjustSoftMaxRes, "AdjustSoftMaxRes", Composite)   \
     X(LayerNormGrad, "LayerNormGrad", Composite)         \
-    X(LayerNormGradBeta, "LayerNormGradBeta", Composite)
+    X(LayerNormGradBeta, "LayerNormGradBeta", Composite) \
+    X(SoftmaxFlashV3, "SoftmaxFlashV3", Composite)
 
 enum class OpId {
 #define ASCENDC_SIM_OP_ENUM(id, name, cls) id,

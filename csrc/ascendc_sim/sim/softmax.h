@@ -11,6 +11,8 @@
 //                  update=true: max = max(inMax, rowmax x), dst = e^(x-max), expMax = e^(inMax-max),
 //                  sum = expMax*inSum + rowsum dst
 //   LogSoftMax     dst = log10(softmax(x)) — the page's formula and step 8 say log10, not ln
+//   SoftmaxFlashV3 the page's Python (PASA): each row shifted per 8-lane group by (global - local mean) *
+//                  alpha / (1 - alpha), then a V2-style flash step carrying the mean (half data, float statistics)
 //   SoftmaxGrad    d = rowsum(grad*src); isFront: dst = d (one block per row); else dst = (grad - d) * src
 //   SoftmaxGradFront  SoftmaxGrad's isFront result, with isBasicBlock
 //   AdjustSoftMaxRes  rows whose max (each block's first element, or every element with stepSizeMode != 0) has
@@ -488,6 +490,133 @@ bool adjust(const LocalTensor<T1>& res, const LocalTensor<T2>& max, uint32_t fro
     return found;
 }
 
+// ---- SoftmaxFlashV3 ------------------------------------------------------------------------------------------
+
+// The tensors of one SoftmaxFlashV3 call: T = half data, U = float statistics.
+template <typename T, typename U>
+struct FlashV3 {
+    const LocalTensor<T>& dst;
+    const LocalTensor<U>& mean;
+    const LocalTensor<U>& sum;
+    const LocalTensor<U>& max;
+    const LocalTensor<T>& src;
+    const LocalTensor<T>& exp_max;
+    const LocalTensor<U>& in_mean;
+    const LocalTensor<U>& in_sum;
+    const LocalTensor<U>& in_max;
+};
+
+inline void check_v3_params(const SoftMaxParams& p, bool update, Loc loc) {
+    bool shape_ok = p.srcM == p.oriSrcM && p.srcK == p.oriSrcK && p.srcK >= 512 && p.srcK % 64 == 0 &&
+                    p.srcM % 8 == 0 && p.srcM != 0;
+    if (!shape_ok || p.splitMeanCnt != 8 || (update && p.loopCnt == 0) || !(p.alpha > 0.0f && p.alpha < 1.0f))
+        ascendc_sim::fail(Diag::BadArgument, loc,
+                          "SoftmaxFlashV3: SoftMaxParams {srcM %u, srcK %u, oriSrcM %u, oriSrcK %u, loopCnt %u, "
+                          "splitMeanCnt %u, alpha %g} is not valid: the shape must be unpadded (ori == src), srcK a "
+                          "multiple of 64 of at least 512, srcM a multiple of 8, splitMeanCnt 8, loopCnt >= 1 with "
+                          "isUpdate, and 0 < alpha < 1 (SoftmaxFlashV3.md).",
+                          p.srcM, p.srcK, p.oriSrcM, p.oriSrcK, p.loopCnt, p.splitMeanCnt,
+                          static_cast<double>(p.alpha));
+}
+
+template <typename T, typename U>
+void check_v3_operands(const FlashV3<T, U>& f, const Shape& s, bool update, const LocalTensor<uint8_t>* tmp,
+                       const SoftMaxTiling& tiling, Loc loc) {
+    const char* api = "SoftmaxFlashV3";
+    constexpr uint32_t ub = 32 / sizeof(U), tb = 32 / sizeof(T);
+    check_rows(api, f.dst, s, "dstTensor", loc);
+    check_rows(api, f.src, s, "srcTensor", loc);
+    check_blocks(api, f.mean, s, ub, "meanTensor", loc);
+    check_blocks(api, f.sum, s, ub, "expSumTensor", loc);
+    check_blocks(api, f.max, s, ub, "maxTensor", loc);
+    Span d = hl_detail::span(f.dst, s.elements(), "dstTensor"), x = hl_detail::span(f.src, s.elements(), "srcTensor");
+    Span mn = hl_detail::span(f.mean, uint64_t(s.m) * ub, "meanTensor");
+    Span sm = hl_detail::span(f.sum, uint64_t(s.m) * ub, "expSumTensor");
+    Span mx = hl_detail::span(f.max, uint64_t(s.m) * ub, "maxTensor");
+    Span em{nullptr, 0, "expMaxTensor"}, imn{nullptr, 0, "inMeanTensor"}, ism{nullptr, 0, "inExpSumTensor"},
+        imx{nullptr, 0, "inMaxTensor"};
+    if (update) {
+        check_blocks(api, f.exp_max, s, tb, "expMaxTensor", loc);
+        check_blocks(api, f.in_mean, s, ub, "inMeanTensor", loc);
+        check_blocks(api, f.in_sum, s, ub, "inExpSumTensor", loc);
+        check_blocks(api, f.in_max, s, ub, "inMaxTensor", loc);
+        em = hl_detail::span(f.exp_max, uint64_t(s.m) * tb, "expMaxTensor");
+        imn = hl_detail::span(f.in_mean, uint64_t(s.m) * ub, "inMeanTensor");
+        ism = hl_detail::span(f.in_sum, uint64_t(s.m) * ub, "inExpSumTensor");
+        imx = hl_detail::span(f.in_max, uint64_t(s.m) * ub, "inMaxTensor");
+    }
+    hl_detail::check_apart(api, d, x, true, loc);
+    hl_detail::check_apart(api, mn, imn, true, loc);
+    hl_detail::check_apart(api, sm, ism, true, loc);
+    hl_detail::check_apart(api, mx, imx, true, loc);
+    for (const Span& out : {mn, sm, mx, em})
+        for (const Span& other : {d, x}) hl_detail::check_apart(api, out, other, false, loc);
+    auto apart = [&](const Span& a, std::initializer_list<Span> others) {
+        for (const Span& b : others) hl_detail::check_apart(api, a, b, false, loc);
+    };
+    apart(mn, {sm, mx, em, ism, imx});
+    apart(sm, {mx, em, imn, imx});
+    apart(mx, {em, imn, ism});
+    apart(em, {imn, ism, imx});
+    check_workspace(api, tmp, tiling, s, {d, x, mn, sm, mx, em, imn, ism, imx}, loc);
+}
+
+// The page's Python: the row is shifted by (global mean - local mean) * alpha / (1 - alpha) per group, where group
+// g holds the elements whose position in their 64-element repeat is in [8g, 8g + 8), then a flash update.
+template <typename T, typename U, bool isUpdate>
+void flash_v3(const FlashV3<T, U>& f, const LocalTensor<uint8_t>* tmp, const SoftMaxTiling& tiling,
+              const SoftMaxParams& p, Loc loc) {
+    const char* api = "SoftmaxFlashV3";
+    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<T>, ascendc_sim::dtype_bit(ascendc_sim::DType::F16), 0,
+                               loc);
+    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<U>, ascendc_sim::dtype_bit(ascendc_sim::DType::F32), 0,
+                               loc);
+    check_v3_params(p, isUpdate, loc);
+    Shape s{p.srcM, p.srcK, p.srcM, p.srcK};
+    check_v3_operands(f, s, isUpdate, tmp, tiling, loc);
+    constexpr uint32_t ub = 32 / sizeof(U), tb = 32 / sizeof(T);
+    const float scalar = p.alpha / (1.0f - p.alpha);
+    const float base_k = static_cast<float>(s.k / 8);
+    std::vector<float> v = load(f.src, s);
+    std::vector<float> mean(s.m), mx(s.m), sum(s.m), em(s.m);
+    for (uint32_t r = 0; r < s.m; ++r) {
+        float* row = v.data() + uint64_t(r) * s.k;
+        float group[8] = {}, total = 0.0f;
+        for (uint32_t j = 0; j < s.k; ++j) group[(j % 64) / 8] += row[j], total += row[j];
+        float global = total / static_cast<float>(s.k);
+        for (uint32_t j = 0; j < s.k; ++j) row[j] -= (global - group[(j % 64) / 8] / base_k) * scalar;
+        float row_max = -std::numeric_limits<float>::infinity();
+        for (uint32_t j = 0; j < s.k; ++j) row_max = std::max(row_max, row[j]);
+        float shift = 0.0f;
+        if (isUpdate) {
+            float in_mean = f.in_mean.GetPhyAddrPtr()[uint64_t(r) * ub];
+            float in_max = f.in_max.GetPhyAddrPtr()[uint64_t(r) * ub];
+            mean[r] = (global + in_mean * static_cast<float>(p.loopCnt - 1)) / static_cast<float>(p.loopCnt);
+            shift = (global - mean[r]) * scalar;
+            float shift_prev = (in_mean - mean[r]) * scalar;
+            mx[r] = std::max(shift + row_max, shift_prev + in_max);
+            em[r] = std::exp(in_max - mx[r] + shift_prev);
+        } else {
+            mean[r] = global;
+            mx[r] = row_max;
+        }
+        float acc = 0.0f;
+        for (uint32_t j = 0; j < s.k; ++j) acc += row[j] = std::exp(row[j] - (mx[r] - shift));
+        sum[r] = isUpdate ? em[r] * f.in_sum.GetPhyAddrPtr()[uint64_t(r) * ub] + acc : acc;
+    }
+    store(f.dst, s, v);
+    store_blocks(f.mean, s, ub, mean);
+    store_blocks(f.sum, s, ub, sum);
+    store_blocks(f.max, s, ub, mx);
+    if (isUpdate) store_blocks(f.exp_max, s, tb, em);
+    poison(tmp, s);
+    hl_detail::book(OpId::SoftmaxFlashV3, s.elements(), isUpdate ? 9 : 7, true,
+                    {f.src.timing(), isUpdate ? f.in_mean.timing() : nullptr, isUpdate ? f.in_sum.timing() : nullptr,
+                     isUpdate ? f.in_max.timing() : nullptr, tmp ? tmp->timing() : nullptr},
+                    f.dst.timing(),
+                    {f.mean.timing(), f.sum.timing(), f.max.timing(), isUpdate ? f.exp_max.timing() : nullptr}, loc);
+}
+
 }  // namespace softmax_detail
 
 // ---- SoftMax (SoftMax.md) ----------------------------------------------------------------------------------------
@@ -724,6 +853,34 @@ void SoftmaxGrad(const LocalTensor<T>& dstTensor, const LocalTensor<T>& gradTens
                  const SoftMaxShapeInfo& softmaxShapeInfo = {}, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
     softmax_detail::grad<T, isDataFormatNZ>(dstTensor, gradTensor, srcTensor, &sharedTmpBuffer, tiling, isFront,
                                             softmaxShapeInfo, loc);
+}
+
+// ---- SoftmaxFlashV3 (SoftmaxFlashV3.md): half data, float statistics, A2/A3 only ------------------------------
+
+template <typename T, typename U, bool isUpdate = false, bool isReuseSource = false, bool isBasicBlock = false,
+          bool isDataFormatNZ = false, const SoftmaxConfig& config = SOFTMAX_DEFAULT_CFG>
+void SoftmaxFlashV3(const LocalTensor<T>& dstTensor, const LocalTensor<U>& meanTensor,
+                    const LocalTensor<U>& expSumTensor, const LocalTensor<U>& maxTensor,
+                    const LocalTensor<T>& srcTensor, const LocalTensor<T>& expMaxTensor,
+                    const LocalTensor<U>& inMeanTensor, const LocalTensor<U>& inExpSumTensor,
+                    const LocalTensor<U>& inMaxTensor, const SoftMaxTiling& tiling, const SoftMaxParams& params,
+                    ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    softmax_detail::FlashV3<T, U> f{dstTensor,    meanTensor,   expSumTensor,   maxTensor,  srcTensor,
+                                    expMaxTensor, inMeanTensor, inExpSumTensor, inMaxTensor};
+    softmax_detail::flash_v3<T, U, isUpdate>(f, nullptr, tiling, params, loc);
+}
+template <typename T, typename U, bool isUpdate = false, bool isReuseSource = false, bool isBasicBlock = false,
+          bool isDataFormatNZ = false, const SoftmaxConfig& config = SOFTMAX_DEFAULT_CFG>
+void SoftmaxFlashV3(const LocalTensor<T>& dstTensor, const LocalTensor<U>& meanTensor,
+                    const LocalTensor<U>& expSumTensor, const LocalTensor<U>& maxTensor,
+                    const LocalTensor<T>& srcTensor, const LocalTensor<T>& expMaxTensor,
+                    const LocalTensor<U>& inMeanTensor, const LocalTensor<U>& inExpSumTensor,
+                    const LocalTensor<U>& inMaxTensor, const LocalTensor<uint8_t>& sharedTmpBuffer,
+                    const SoftMaxTiling& tiling, const SoftMaxParams& params,
+                    ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    softmax_detail::FlashV3<T, U> f{dstTensor,    meanTensor,   expSumTensor,   maxTensor,  srcTensor,
+                                    expMaxTensor, inMeanTensor, inExpSumTensor, inMaxTensor};
+    softmax_detail::flash_v3<T, U, isUpdate>(f, &sharedTmpBuffer, tiling, params, loc);
 }
 
 // ---- SoftmaxGradFront (SoftmaxGradFront.md): rowsum(grad * src), one 32-byte block per row ----------------------
