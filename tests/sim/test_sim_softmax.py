@@ -21,7 +21,7 @@ DTYPES = {FLOAT: torch.float32, HALF: torch.float16}
 
 SOURCE = r"""
 #include "kernel_operator.h"
-#include "host/tiling/softmax_tiling.h"
+#include "host/tiling/tiling_api.h"
 using namespace AscendC;
 
 struct TilingData {
@@ -30,7 +30,7 @@ struct TilingData {
     uint32_t tmpBytes;
     uint32_t minTmp;
     uint32_t maxTmp;
-    SoftMaxTiling softmax;
+    optiling::SoftMaxTiling softmax;  // the name an op_host TilingData uses (tiling/tiling_api.h)
     SoftMaxTiling flashV2;
     SoftMaxTiling grad;
     LogSoftMaxTiling logSoftmax;

@@ -48,7 +48,7 @@ struct Args {
 };
 
 constexpr WelfordUpdateConfig INPLACE = {true};
-constexpr NormalizeConfig NO_AFFINE = {ReducePattern::AR, -1, true, true, false};
+constexpr NormalizeConfig NO_AFFINE = {ReducePattern{}, -1, true, true, false};  // AR
 
 template <typename T>
 __aicore__ inline void Apply(const Args& a, const LocalTensor<uint8_t>& xB, const LocalTensor<uint8_t>& mB,

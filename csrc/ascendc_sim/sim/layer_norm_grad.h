@@ -62,7 +62,7 @@ void grad(const LocalTensor<T>& pd_x, const LocalTensor<T>& res_gamma, const Loc
           const LayerNormGradShapeInfo& info, Loc loc) {
     const char* api = "LayerNormGrad";
     hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<T>, hl_detail::kHalfFloat, 0, loc);
-    if (info.dataFormat != DataFormat::ND)
+    if (static_cast<uint8_t>(info.dataFormat) != 0)  // DataFormat::ND
         ascendc_sim::fail(Diag::UnsupportedApi, loc, "LayerNormGrad: only DataFormat::ND is supported (the page).");
     if (isReuseSource && sizeof(T) == 2)
         ascendc_sim::fail(Diag::BadArgument, loc,

@@ -233,31 +233,25 @@ struct LayerNormConfig {
 
 inline constexpr LayerNormConfig LNCFG_NORM = {false, false, false};
 
-// Normalize.md. ReducePattern is shared with other pattern-taking APIs; only AR is used here. Another header may
-// already define it (define ASCENDC_SIM_HAS_REDUCE_PATTERN there).
-#ifndef ASCENDC_SIM_HAS_REDUCE_PATTERN
-#define ASCENDC_SIM_HAS_REDUCE_PATTERN 1
-enum class ReducePattern : uint32_t { AR = 0, RA = 1 };
-#endif
+// Normalize.md. ReducePattern (AR = 0, ...) and DataFormat (ND = 0, ...) belong to other headers (the reduction
+// APIs' host tiling and tensor.h); declaring them opaquely here keeps this header host-usable and lets it sit
+// beside their definitions. Only the 0 values (AR, ND) are accepted by the APIs of this group.
+enum class ReducePattern : uint32_t;
+enum class DataFormat : uint8_t;
 
-#ifndef ASCENDC_SIM_HAS_DATA_FORMAT
-#define ASCENDC_SIM_HAS_DATA_FORMAT 1
-enum class DataFormat : uint8_t { ND = 0, NZ, NCHW, NC1HWC0, NHWC };
-#endif
-
-// LayerNormGrad.md.
+// LayerNormGrad.md (DataFormat{} is ND).
 struct LayerNormGradShapeInfo {
-    DataFormat dataFormat = DataFormat::ND;
+    DataFormat dataFormat = DataFormat{};
 };
 
 struct NormalizeConfig {
-    ReducePattern reducePattern = ReducePattern::AR;
+    ReducePattern reducePattern = ReducePattern{};  // AR
     int32_t aLength = -1;
     bool isNoBeta = false;
     bool isNoGamma = false;
     bool isOnlyOutput = false;
 };
-inline constexpr NormalizeConfig NLCFG_NORM = {ReducePattern::AR, -1, false, false, false};
+inline constexpr NormalizeConfig NLCFG_NORM = {ReducePattern{}, -1, false, false, false};
 
 struct NormalizePara {
     uint32_t aLength;

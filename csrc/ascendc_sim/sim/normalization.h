@@ -292,7 +292,8 @@ void normalize(const LocalTensor<T>& y, const LocalTensor<float>& rstd, const Lo
                const LocalTensor<float>& var, const LocalTensor<T>& x, const LocalTensor<U>& gamma,
                const LocalTensor<U>& beta, float eps, const LocalTensor<uint8_t>* tmp, const NormalizePara& para,
                Loc loc) {
-    if (config.reducePattern != ReducePattern::AR || (config.aLength != -1 && uint32_t(config.aLength) != para.aLength))
+    if (static_cast<uint32_t>(config.reducePattern) != 0 ||  // ReducePattern::AR
+        (config.aLength != -1 && uint32_t(config.aLength) != para.aLength))
         ascendc_sim::fail(Diag::BadArgument, loc,
                           "Normalize: NormalizeConfig must use ReducePattern::AR and aLength -1 or para.aLength "
                           "(%u); got aLength %d (Normalize.md).",
