@@ -145,8 +145,8 @@ def test_exp_reuse_source_and_rules(kernel):
     assert err.line == line_of("// @exp") and "overlap" in err.message
     err = expect_error("local_overrun", run, kernel, FLOAT, 0, x, tmp_bytes=224)
     assert "at least 256 bytes" in err.message
-    err = expect_error("unsupported_api", run, kernel, FLOAT, 0, x, soc="Ascend310P3")
-    assert err.line == line_of("// @exp")
+    d, _ = run(kernel, FLOAT, 0, x, soc="Ascend310P3")  # 310P: as A2
+    torch.testing.assert_close(d.view(torch.float32)[:64], torch.exp(x))
 
 
 @pytest.mark.parametrize("dtype", [FLOAT, HALF])

@@ -286,9 +286,12 @@ def test_dequant_rules(kernel):
     src = torch.zeros(4, 12, dtype=torch.int32)
     err = expect_error("bad_argument", run, kernel, 0, 10, src, scale=torch.ones(12), m=4, cols=12, cal=12)
     assert err.line == line_of("// @dequant") and "multiple of 32 bytes" in err.message
-    err = expect_error("unsupported_api", run, kernel, 0, 10, torch.zeros(2, 8, dtype=torch.int32),
-                       scale=torch.ones(8), m=2, cols=8, cal=8, soc="Ascend310P3")
-    assert "Ascend310P3" in err.message
+    src = torch.arange(16, dtype=torch.int32).view(2, 8)
+    dst, _ = run(kernel, 0, 10, src, scale=torch.full((8,), 0.5), m=2, cols=8, cal=8, soc="Ascend310P3")
+    assert torch.equal(dst.view(torch.float32)[:16].view(2, 8), src.float() * 0.5)  # 310P AI Core (hiascend's page)
+    err = expect_error("unsupported_dtype", run, kernel, 0, 12, src, scale=torch.ones(8), m=2, cols=8, cal=8,
+                       soc="Ascend310P3")  # but no bfloat16_t there
+    assert "bfloat16_t" in err.message
 
 
 def anti_ref_half(src, offset, scale):

@@ -10,7 +10,7 @@
 //                     m = B*S — the page's figures divide by m (torch's gradients are plain sums).
 // Sources and destinations may share a buffer (the pages); partial overlaps are reported. isReuseSource (float
 // only) leaves inputX (LayerNormGrad) / inputDy (LayerNormGradBeta) NaN unless it is an output. The padding
-// columns of pdX/resForGamma are NaN. Computed in double, rounded once. half/float on Atlas A2/A3 only.
+// columns of pdX/resForGamma are NaN. Computed in double, rounded once. half/float on Atlas A2/A3 and 310P.
 // Temporary space (ours, sim/norm_tiling.h): LayerNormGrad 4 float rows + 64 bytes per row in flight;
 // LayerNormGradBeta 2 float rows of H plus 2 per row in flight. Cost: 12 and 4 float passes.
 #pragma once
@@ -61,7 +61,7 @@ void grad(const LocalTensor<T>& pd_x, const LocalTensor<T>& res_gamma, const Loc
           const LocalTensor<uint8_t>* tmp, float eps, const LayerNormGradTiling& tiling,
           const LayerNormGradShapeInfo& info, Loc loc) {
     const char* api = "LayerNormGrad";
-    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<T>, hl_detail::kHalfFloat, 0, loc);
+    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<T>, hl_detail::kHalfFloat, hl_detail::kSameAsA2, loc);
     if (static_cast<uint8_t>(info.dataFormat) != 0)  // DataFormat::ND
         ascendc_sim::fail(Diag::UnsupportedApi, loc, "LayerNormGrad: only DataFormat::ND is supported (the page).");
     if (isReuseSource && sizeof(T) == 2)
@@ -130,7 +130,7 @@ void grad_beta(const LocalTensor<T>& pd_gamma, const LocalTensor<T>& pd_beta, co
                const LocalTensor<T>& dy, const LocalTensor<uint8_t>* tmp, const LayerNormGradBetaTiling& tiling,
                Loc loc) {
     const char* api = "LayerNormGradBeta";
-    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<T>, hl_detail::kHalfFloat, 0, loc);
+    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<T>, hl_detail::kHalfFloat, hl_detail::kSameAsA2, loc);
     if (isReuseSource && sizeof(T) == 2)
         ascendc_sim::fail(Diag::BadArgument, loc,
                           "LayerNormGradBeta: isReuseSource = true is supported for float input only, not half.");

@@ -8,14 +8,14 @@
 //                        (at least T's precision); LayerNormConfig isNoGamma/isNoBeta drop them. Shape from
 //                        LayerNormPara {aLength, rLength, rLengthWithPadding}.
 //   DeepNorm [B, S, H]   LayerNorm [B,S,H] of alpha * x + gx (DeepNorm.md); H at most 2040; src/dst may share only
-//                        with isReuseSrc (float only); A2/A3 only. DeepNormTiling has LayerNormTiling's fields.
-//   Normalize [A, R]     the [A, R] LayerNorm's y and rstd from a given mean and variance (Normalize.md); A2/A3 only.
+//                        with isReuseSrc (float only). DeepNormTiling has LayerNormTiling's fields.
+//   Normalize [A, R]     the [A, R] LayerNorm's y and rstd from a given mean and variance (Normalize.md).
 //   RmsNorm [B, S, H]    y = x / sqrt(sum(x^2)/H + eps) * gamma. Shape from the tiling.
 // H in the statistics is the original length (originalHLength / rLength); the padding columns of y are left NaN
 // (the pages say the results overwrite them without defining the values). Values are computed in float and
 // rounded once. isReuseSource = true (LayerNorm [B,S,H], float only) leaves inputX NaN unless it is the output.
-// Types: half/float on Atlas A2/A3; 310P is assumed the same for LayerNorm [B,S,H] and RmsNorm (the v8.5.0 pages
-// have no 310P row) and refused for the [A, R] form, which is newer.
+// Types: half/float on Atlas A2/A3 and 310P (hiascend's LayerNorm, DeepNorm and RmsNorm pages: AI Core supported;
+// see hl_checks.h kSameAsA2).
 // Cost: one composite instruction, float repeats over the data: LayerNorm 8 passes, LayerNorm [A,R] 8, DeepNorm 10,
 // Normalize 5, RmsNorm 5.
 #pragma once
@@ -142,8 +142,7 @@ void check_bsh(const char* api, const BshArgs<T>& a, const Rows& r, const LocalT
 template <typename T, bool isReuseSource, typename Tiling>
 void bsh_norm(const char* api, OpId op, const BshArgs<T>& a, const LocalTensor<uint8_t>* tmp, float eps,
               const Tiling& tiling, Loc loc) {
-    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<T>, hl_detail::kHalfFloat,
-                               a.gx ? 0u : hl_detail::kHalfFloat, loc);
+    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<T>, hl_detail::kHalfFloat, hl_detail::kSameAsA2, loc);
     if (isReuseSource && sizeof(T) == 2)
         ascendc_sim::fail(Diag::BadArgument, loc,
                           "%s: reusing the source (isReuseSource/isReuseSrc = true) is supported for float input only "
@@ -212,8 +211,8 @@ struct ArArgs {
 template <typename U, typename T>
 Rows check_ar(const char* api, const ArArgs<U, T>& a, uint32_t a_len, uint32_t r_len, uint32_t r_pad,
               uint32_t a_max, Loc loc) {
-    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<T>, hl_detail::kHalfFloat, 0, loc);
-    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<U>, hl_detail::kHalfFloat, 0, loc);
+    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<T>, hl_detail::kHalfFloat, hl_detail::kSameAsA2, loc);
+    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<U>, hl_detail::kHalfFloat, hl_detail::kSameAsA2, loc);
     if (sizeof(U) < sizeof(T))
         ascendc_sim::fail(Diag::UnsupportedDtype, loc,
                           "%s: gamma/beta are half but inputX is float; %s.md requires gamma and beta of at least the "

@@ -5,7 +5,7 @@
 //                               (the page's formula figures). half/float; isReuseSource (float only) leaves src NaN.
 //   Axpy<T, U>(dst, src, s, tmp, n)  dst = dst + U(src * s): Muls in U, then Add in T. The page's combinations:
 //                               half/half, float/float, and float dst with half src (mix).
-// Both: no src/dst overlap, sharedTmpBuffer apart, A2/A3 only (the pages list no other product). The basic
+// Both: no src/dst overlap, sharedTmpBuffer apart, on A2/A3 and 310P (hl_checks.h kSameAsA2). The basic
 // Exp(dst, src, count) / Axpy(dst, src, s, count) stay in vector_ops.h; these take an explicit taylorExpandLevel or
 // a sharedTmpBuffer, so the overloads never compete.
 // Temporary space: activation.h's rule (activation_min_tmp_bytes). Cost: one composite instruction: Exp 2 + n float
@@ -47,7 +47,7 @@ void check_pair(const char* api, const LocalTensor<D>& dst, const LocalTensor<S>
 template <typename T, uint8_t level, bool isReuseSource>
 void exp(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint8_t>* tmp, uint32_t count,
          Loc loc) {
-    hl_detail::check_soc_dtype("Exp", ascendc_sim::dtype_of<T>, hl_detail::kHalfFloat, 0, loc);
+    hl_detail::check_soc_dtype("Exp", ascendc_sim::dtype_of<T>, hl_detail::kHalfFloat, hl_detail::kSameAsA2, loc);
     if (count == 0) return;
     check_pair("Exp", dst, src, tmp, count, sizeof(T), loc);
     for (uint32_t i = 0; i < count; ++i)
@@ -63,8 +63,8 @@ template <typename T, typename U>
 void axpy(const LocalTensor<T>& dst, const LocalTensor<U>& src, U scalar, const LocalTensor<uint8_t>& tmp,
           uint32_t count, Loc loc) {
     const char* api = "Axpy";
-    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<T>, hl_detail::kHalfFloat, 0, loc);
-    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<U>, hl_detail::kHalfFloat, 0, loc);
+    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<T>, hl_detail::kHalfFloat, hl_detail::kSameAsA2, loc);
+    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<U>, hl_detail::kHalfFloat, hl_detail::kSameAsA2, loc);
     if (sizeof(T) < sizeof(U))
         ascendc_sim::fail(Diag::UnsupportedDtype, loc,
                           "Axpy (with sharedTmpBuffer): half dst with float src is not one of the page's combinations "

@@ -15,8 +15,8 @@
 //                    (the page: "确保输入数据的size正确"); without AntiQuantShapeInfo the offset/scale height (width when
 //                    transposed) is their size / N. half output: Add then Mul in half; bfloat16 output: in float,
 //                    rounded once (the page's bfloat16 steps). int4b_t input is not simulated.
-// Types: AscendQuant half/float on A2/A3 and (assumed) 310P; AscendDequant and AscendAntiQuant A2/A3 only (their
-// pages list only A2/A3 and their types include bfloat16, which 310P lacks).
+// Types: the pages' tables on A2/A3; 310P the same without bfloat16_t (hl_checks.h kSameAsA2; hiascend's
+// AscendDequant page marks the Atlas inference AI Core supported).
 // Temporary space (ours): 512 bytes at least; host/tiling/quant_tiling.h reports the same.
 // Cost: one composite instruction of `passes` float repeats over the elements: Quant 4, Dequant 3, AntiQuant 4.
 #pragma once
@@ -189,7 +189,7 @@ template <typename D, typename S>
 void check_dequant_types(bool vector_scale, Loc loc) {
     const char* api = "AscendDequant";
     constexpr uint32_t kDst = dtype_bit(DType::F16) | dtype_bit(DType::BF16) | dtype_bit(DType::F32);
-    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<D>, kDst, 0, loc);
+    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<D>, kDst, hl_detail::kSameAsA2, loc);
     constexpr bool vec_ok = (std::is_same_v<D, half> && std::is_same_v<S, uint64_t>) ||
                             (std::is_same_v<D, float> && (std::is_same_v<S, float> || std::is_same_v<S, bfloat16_t>)) ||
                             (std::is_same_v<D, bfloat16_t> &&
@@ -269,8 +269,8 @@ template <typename I, typename O, bool isTranspose>
 void anti_quant(const LocalTensor<O>& dst, const LocalTensor<I>& src, const LocalTensor<uint8_t>* tmp,
                 const AntiParams<O>& a, Loc loc) {
     const char* api = "AscendAntiQuant";
-    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<I>, dtype_bit(DType::I8), 0, loc);
-    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<O>, dtype_bit(DType::F16) | dtype_bit(DType::BF16), 0, loc);
+    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<I>, dtype_bit(DType::I8), hl_detail::kSameAsA2, loc);
+    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<O>, dtype_bit(DType::F16) | dtype_bit(DType::BF16), hl_detail::kSameAsA2, loc);
     uint32_t total = src.GetSize();
     if (a.k == 0 || total % a.k != 0 || total % 32 != 0 || (isTranspose && a.k % 32 != 0))
         ascendc_sim::fail(Diag::BadArgument, loc,

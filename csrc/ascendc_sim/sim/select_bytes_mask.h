@@ -6,7 +6,7 @@
 // size; maskLastAxis >= srcLastAxis; the src last axis 32-byte aligned; the mask last axis 32-byte aligned and a
 // multiple of 16. dst may be the src tensor. With isReuseMask (the default) and differing last axes the page says
 // the mask may be rewritten: it is left scrambled. Types: T half/float, U bool/int8/uint8/int16/uint16/int32/
-// uint32, Atlas A2/A3 only. The basic bit-mask Select (compare_select.h) is unaffected: its parameters differ.
+// uint32, on Atlas A2/A3 and 310P. The basic bit-mask Select (compare_select.h) is unaffected: its parameters differ.
 // Temporary space (ours): 256 bytes at least, plus one half row of the mask per row when the mask must be kept
 // (isReuseMask false and differing axes); host/tiling/select_tiling.h agrees. Cost: one composite instruction of
 // 3 float passes (4 with a mask to compact).
@@ -47,8 +47,8 @@ void select(const LocalTensor<T>& dst, const LocalTensor<T>& src, T scalar, bool
             const LocalTensor<U>& mask, const LocalTensor<uint8_t>& tmp, const SelectWithBytesMaskShapeInfo& info,
             Loc loc) {
     const char* api = "Select";
-    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<T>, hl_detail::kHalfFloat, 0, loc);
-    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<U>, kMaskTypes, 0, loc);
+    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<T>, hl_detail::kHalfFloat, hl_detail::kSameAsA2, loc);
+    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<U>, kMaskTypes, hl_detail::kSameAsA2, loc);
     uint32_t rows = info.firstAxis, n = info.srcLastAxis, k = info.maskLastAxis;
     if (rows == 0 || n == 0 || k < n || n * sizeof(T) % 32 != 0 || k * sizeof(U) % 32 != 0 || k % 16 != 0)
         ascendc_sim::fail(Diag::BadArgument, loc,

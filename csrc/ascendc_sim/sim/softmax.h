@@ -26,7 +26,7 @@
 // the results overwrite them with values they do not define); padding rows are computed like any row.
 // Values: computed in float, each output rounded once to its type.
 // Not simulated (reported): the NZ data format; isBasicBlock is accepted only where its documented shape
-// conditions hold. Types: half/float on Atlas A2/A3; 310P is assumed the same (the v8.5.0 pages have no 310P row).
+// conditions hold. Types: half/float on Atlas A2/A3 and 310P (hiascend's SoftMax page: AI Core supported).
 // Cost: one composite instruction under the API's OpId, `passes` float repeats over m*k (a half call adds a Cast
 // in and out): SoftMax 5, SimpleSoftMax 3, SoftmaxFlash 5 (7 update), SoftmaxFlashV2 4 (6 update), LogSoftMax 6,
 // SoftmaxGrad 2 (front) / 4.
@@ -567,10 +567,8 @@ template <typename T, typename U, bool isUpdate>
 void flash_v3(const FlashV3<T, U>& f, const LocalTensor<uint8_t>* tmp, const SoftMaxTiling& tiling,
               const SoftMaxParams& p, Loc loc) {
     const char* api = "SoftmaxFlashV3";
-    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<T>, ascendc_sim::dtype_bit(ascendc_sim::DType::F16), 0,
-                               loc);
-    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<U>, ascendc_sim::dtype_bit(ascendc_sim::DType::F32), 0,
-                               loc);
+    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<T>, ascendc_sim::dtype_bit(ascendc_sim::DType::F16), hl_detail::kSameAsA2, loc);
+    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<U>, ascendc_sim::dtype_bit(ascendc_sim::DType::F32), hl_detail::kSameAsA2, loc);
     check_v3_params(p, isUpdate, loc);
     Shape s{p.srcM, p.srcK, p.srcM, p.srcK};
     check_v3_operands(f, s, isUpdate, tmp, tiling, loc);
@@ -855,7 +853,7 @@ void SoftmaxGrad(const LocalTensor<T>& dstTensor, const LocalTensor<T>& gradTens
                                             softmaxShapeInfo, loc);
 }
 
-// ---- SoftmaxFlashV3 (SoftmaxFlashV3.md): half data, float statistics, A2/A3 only ------------------------------
+// ---- SoftmaxFlashV3 (SoftmaxFlashV3.md): half data, float statistics --------------------------------------
 
 template <typename T, typename U, bool isUpdate = false, bool isReuseSource = false, bool isBasicBlock = false,
           bool isDataFormatNZ = false, const SoftmaxConfig& config = SOFTMAX_DEFAULT_CFG>

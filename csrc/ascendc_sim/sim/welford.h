@@ -10,7 +10,7 @@
 //                    rest): Mean = sum(Mean_i c_i) * rRec, Var = sum(Var_i + c_i (Mean_i - Mean)^2) * rRec.
 //                    The result is one float each in outputMean/outputVariance.
 // Checks: the pages' parameter rules, no source/destination overlap (the outputs of WelfordUpdate may be its
-// inputs only with isInplace), sharedTmpBuffer apart. Computed in float. A2/A3 only (the pages list no other).
+// inputs only with isInplace), sharedTmpBuffer apart. Computed in float. A2/A3 and 310P.
 // Temporary space (ours): 256 bytes at least; at most two float rows of abLength (host/tiling/welford_tiling.h).
 // Cost: one composite instruction: WelfordUpdate 6 float passes over abLength, WelfordFinalize 6.
 #pragma once
@@ -60,8 +60,8 @@ void update(const LocalTensor<U>& out_mean, const LocalTensor<U>& out_var, const
             const LocalTensor<U>& in_var, const LocalTensor<T>& x, const LocalTensor<uint8_t>* tmp,
             const WelfordUpdateParam& p, Loc loc) {
     const char* api = "WelfordUpdate";
-    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<T>, hl_detail::kHalfFloat, 0, loc);
-    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<U>, dtype_bit(DType::F32), 0, loc);
+    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<T>, hl_detail::kHalfFloat, hl_detail::kSameAsA2, loc);
+    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<U>, dtype_bit(DType::F32), hl_detail::kSameAsA2, loc);
     if (p.rnLength != 1 || p.abLength == 0 || p.abLength % (32 / sizeof(T)) != 0 || p.abComputeLength == 0 ||
         p.abComputeLength > p.abLength)
         ascendc_sim::fail(Diag::BadArgument, loc,
@@ -108,7 +108,7 @@ inline void finalize(const LocalTensor<float>& out_mean, const LocalTensor<float
                      const LocalTensor<int32_t>* counts, const LocalTensor<uint8_t>* tmp,
                      const WelfordFinalizePara& p, Loc loc) {
     const char* api = "WelfordFinalize";
-    hl_detail::check_soc_dtype(api, DType::F32, dtype_bit(DType::F32), 0, loc);
+    hl_detail::check_soc_dtype(api, DType::F32, dtype_bit(DType::F32), hl_detail::kSameAsA2, loc);
     uint32_t n = p.abLength;
     bool split_ok = counts != nullptr || p.headCountLength + p.tailCountLength == n;
     if (n == 0 || n % 8 != 0 || !split_ok || (p.tailCount == 0 && p.tailCountLength != 0))
