@@ -10,7 +10,8 @@
 //   SoftmaxFlashV2 update=false: max = rowmax x, dst = e^(x-max), sum = rowsum dst;
 //                  update=true: max = max(inMax, rowmax x), dst = e^(x-max), expMax = e^(inMax-max),
 //                  sum = expMax*inSum + rowsum dst
-//   LogSoftMax     dst = log10(softmax(x)) — the page's formula and step 8 say log10, not ln
+//   LogSoftMax     dst = log10(softmax(x)): the v8.5.0 page's Python and its step 8 say log10 (hiascend's pages up
+//                  to CANN 8.2 said np.log; from 8.5 on they say np.log10 in both places, a deliberate change)
 //   SoftmaxFlashV3 the page's Python (PASA): each row shifted per 8-lane group by (global - local mean) *
 //                  alpha / (1 - alpha), then a V2-style flash step carrying the mean (half data, float statistics)
 //   SoftmaxGrad    d = rowsum(grad*src); isFront: dst = d (one block per row); else dst = (grad - d) * src
