@@ -26,6 +26,8 @@
 #include "sim/softmax.h"
 #include "sim/normalization.h"
 #include "sim/channel_norm.h"
+#include "sim/welford.h"
+#include "sim/layer_norm_grad.h"
 #include "sim/quant.h"
 #include "sim/glu.h"
 #include "sim/cumsum.h"
@@ -41,4 +43,7 @@
 #include "sim/fill.h"
 #include "sim/layout.h"
 #include "sim/trans_data.h"
+#include "sim/precise_math.h"
+#include "sim/select_bytes_mask.h"
+// last: what the NPU compiler provides beside the API
 #include "sim/compiler_compat.h"

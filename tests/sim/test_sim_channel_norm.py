@@ -176,8 +176,8 @@ def test_batch_norm_rules(kernel):
     assert err.line == line_of("// @bn_basic") and "basic block" in err.message
     err = expect_error("bad_argument", run, kernel, FLOAT, 0, x, gamma, beta, data, layout=2)
     assert err.line == line_of("// @bn") and "outputMean and outputVariance overlap" in err.message
-    err = expect_error("unsupported_api", run, kernel, FLOAT, 0, x, gamma, beta, data, soc="Ascend310P3")
-    assert err.line == line_of("// @bn")
+    y, _, _, _, _ = run(kernel, FLOAT, 0, x, gamma, beta, data, soc="Ascend310P3")  # 310P: as A2 without bf16
+    assert torch.isfinite(y).all()
     data = tiling(kernel, bsh=(6, 1, 64), tmp_bytes=100)  # below the minimum: the host helper refuses
     assert struct.unpack_from("<2I", data)[1] == 0
     err = expect_error("bad_argument", run, kernel, FLOAT, 0, x, gamma, beta, data)

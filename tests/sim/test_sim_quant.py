@@ -42,6 +42,8 @@ struct Args {
     float scale, offset;
 };
 
+constexpr AscendQuantConfig CONST_256 = {256, 0, 0, 0};
+
 template <typename T>
 __aicore__ inline LocalTensor<T> As(const LocalTensor<uint8_t>& b, uint32_t count)
 {
@@ -64,6 +66,7 @@ __aicore__ inline void Quant(const Args& a, const LocalTensor<uint8_t>& dB, cons
         case 3: AscendQuant<T>(dst, src, tmp, scale, offset, a.scaleCount, a.scaleCount, a.n); break;
         case 4: AscendQuant<T>(dst, src, scale, offset, a.scaleCount, a.scaleCount, a.n); break;
         case 5: AscendQuant<T>(dst, src, tmp, scale, offset); break;
+        case 6: AscendQuant<T, false, CONST_256>(dst, src, tmp, a.scale, a.offset, a.n); break;  // @quant_const
     }
 }
 
@@ -228,6 +231,14 @@ def test_quant_rules(kernel):
     assert torch.equal(dst[:256].view(torch.int8), quant_ref(x, torch.tensor(2.0), torch.tensor(0.0)))
 
 
+def test_quant_config_constants_must_match(kernel):
+    x = torch.randn(256)
+    dst, _ = run(kernel, FLOAT, 6, x, n=256, s=2.0)  # calcCount 256 == calCount: fine
+    assert torch.equal(dst[:256].view(torch.int8), quant_ref(x, torch.tensor(2.0), torch.tensor(0.0)))
+    err = expect_error("bad_argument", run, kernel, FLOAT, 6, x, n=128, s=2.0)
+    assert err.line == line_of("// @quant_const") and "calcCount 256" in err.message
+
+
 def test_dequant_rows_and_padding(kernel):
     g = torch.Generator().manual_seed(2)
     src = torch.randint(-1000, 1000, (4, 16), generator=g, dtype=torch.int32)
@@ -275,9 +286,12 @@ def test_dequant_rules(kernel):
     src = torch.zeros(4, 12, dtype=torch.int32)
     err = expect_error("bad_argument", run, kernel, 0, 10, src, scale=torch.ones(12), m=4, cols=12, cal=12)
     assert err.line == line_of("// @dequant") and "multiple of 32 bytes" in err.message
-    err = expect_error("unsupported_api", run, kernel, 0, 10, torch.zeros(2, 8, dtype=torch.int32),
-                       scale=torch.ones(8), m=2, cols=8, cal=8, soc="Ascend310P3")
-    assert "Ascend310P3" in err.message
+    src = torch.arange(16, dtype=torch.int32).view(2, 8)
+    dst, _ = run(kernel, 0, 10, src, scale=torch.full((8,), 0.5), m=2, cols=8, cal=8, soc="Ascend310P3")
+    assert torch.equal(dst.view(torch.float32)[:16].view(2, 8), src.float() * 0.5)  # 310P AI Core (hiascend's page)
+    err = expect_error("unsupported_dtype", run, kernel, 0, 12, src, scale=torch.ones(8), m=2, cols=8, cal=8,
+                       soc="Ascend310P3")  # but no bfloat16_t there
+    assert "bfloat16_t" in err.message
 
 
 def anti_ref_half(src, offset, scale):

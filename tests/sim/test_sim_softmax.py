@@ -21,7 +21,7 @@ DTYPES = {FLOAT: torch.float32, HALF: torch.float16}
 
 SOURCE = r"""
 #include "kernel_operator.h"
-#include "host/tiling/softmax_tiling.h"
+#include "host/tiling/tiling_api.h"
 using namespace AscendC;
 
 struct TilingData {
@@ -30,38 +30,50 @@ struct TilingData {
     uint32_t tmpBytes;
     uint32_t minTmp;
     uint32_t maxTmp;
-    SoftMaxTiling softmax;
+    optiling::SoftMaxTiling softmax;  // the name an op_host TilingData uses (tiling/tiling_api.h)
     SoftMaxTiling flashV2;
     SoftMaxTiling grad;
     LogSoftMaxTiling logSoftmax;
+    uint32_t basicBlock;
+};
+
+// A stand-in with ge::Shape's accessors: the host helpers take either it or a std::vector<int64_t>.
+struct GeShape {
+    std::vector<int64_t> dims;
+    size_t GetDimNum() const { return dims.size(); }
+    int64_t GetDim(size_t i) const { return dims[i]; }
 };
 
 extern "C" uint32_t ascendgen_tiling(uint32_t coreNum, int32_t tensorCount, const int32_t* ranks, const int64_t* dims,
                                      TilingData* t, uint64_t* workspaceBytes)
 {
     std::vector<int64_t> shape = {dims[0], dims[1]};
+    GeShape geShape{{1, dims[0], dims[1]}};
     uint32_t typeSize = static_cast<uint32_t>(dims[2]);
     t->m = dims[0];
     t->k = dims[1];
     t->tmpBytes = static_cast<uint32_t>(dims[3]);
-    t->minTmp = GetSoftMaxMinTmpSize(shape, typeSize, false);
-    t->maxTmp = GetSoftMaxMaxTmpSize(shape, typeSize, false);
+    t->minTmp = GetSoftMaxMinTmpSize(geShape, typeSize, false);
+    t->maxTmp = GetSoftMaxMaxTmpSize(geShape, typeSize, false);
     SoftMaxTilingFunc(shape, typeSize, t->tmpBytes, t->softmax);
     SoftMaxFlashV2TilingFunc(shape, typeSize, typeSize, t->tmpBytes, t->flashV2, true);
     SoftMaxGradTilingFunc(shape, typeSize, t->tmpBytes, t->grad, false);
     LogSoftMaxTilingFunc(shape, typeSize, t->tmpBytes, t->logSoftmax);
+    t->basicBlock = IsBasicBlockInSoftMax(t->softmax, typeSize);
     *workspaceBytes = 0;
     return 1;
 }
 
 constexpr SoftmaxConfig NO_BRC = {false, 0, 0, SoftmaxMode::SOFTMAX_OUTPUT_WITHOUT_BRC};
+constexpr SoftmaxConfig FIXED_8x64 = {true, 8, 64, SoftmaxMode::SOFTMAX_NORMAL};
 
 struct Bufs {
     LocalTensor<uint8_t> x, g, y, sum, max, inSum, inMax, expMax, tmp;
 };
 
 template <typename T>
-__aicore__ inline void Apply(uint32_t op, const Bufs& b, const TilingData& t, const SoftMaxShapeInfo& shape)
+__aicore__ inline void Apply(uint32_t op, const Bufs& b, const TilingData& t, const SoftMaxShapeInfo& shape,
+                             uint32_t extra)
 {
     LocalTensor<T> x = b.x.ReinterpretCast<T>(), g = b.g.ReinterpretCast<T>(), y = b.y.ReinterpretCast<T>();
     LocalTensor<T> sum = b.sum.ReinterpretCast<T>(), max = b.max.ReinterpretCast<T>();
@@ -87,6 +99,16 @@ __aicore__ inline void Apply(uint32_t op, const Bufs& b, const TilingData& t, co
                                                                       b.tmp, t.flashV2, shape); break;
         case 16: SoftmaxFlashV2<T, true>(y, g, sum, max, x, expMax, inSum, inMax, b.tmp,  // @reduce_max_normal
                                          t.flashV2, shape); break;
+        case 17: SoftmaxGradFront<T>(y, g, x, b.tmp, t.grad, shape); break;
+        case 18: SoftmaxGradFront<T, true>(y, g, x, t.grad, shape); break;  // @grad_front_basic
+        case 30: SoftMax<T, false, false, false, FIXED_8x64>(y, sum, max, x, b.tmp, t.softmax, shape);
+            break;  // constant shape
+        case 19: {
+            bool hit = AdjustSoftMaxRes<T, T>(x, inMax, extra, (T)-1.0f, shape);  // @adjust
+            PipeBarrier<PIPE_V>();
+            Duplicate(y, hit ? (T)1.0f : (T)0.0f, 32);
+            break;
+        }
     }
 }
 
@@ -97,14 +119,21 @@ __aicore__ inline void ApplyMixed(uint32_t op, const Bufs& b, const TilingData& 
     LocalTensor<half> expMax = b.expMax.ReinterpretCast<half>();
     LocalTensor<float> sum = b.sum.ReinterpretCast<float>(), max = b.max.ReinterpretCast<float>();
     LocalTensor<float> inSum = b.inSum.ReinterpretCast<float>(), inMax = b.inMax.ReinterpretCast<float>();
+    LocalTensor<float> mean = b.g.ReinterpretCast<float>(), inMean = b.g[1024].ReinterpretCast<float>();
+    SoftMaxParams params = {t.m, t.k, t.m, t.k, 3, op == 25 ? 4u : 8u, 0.9375f};
     if (op == 20) SoftMax<half>(y, sum, max, x, b.tmp, t.softmax, shape);
     else if (op == 21) SimpleSoftMax<half>(y, inSum, inMax, x, t.softmax, shape);
-    else SoftmaxFlashV2<half, true>(y, sum, max, x, expMax, inSum, inMax, b.tmp, t.flashV2, shape);
+    else if (op == 22) SoftmaxFlashV2<half, true>(y, sum, max, x, expMax, inSum, inMax, b.tmp, t.flashV2, shape);
+    else if (op == 23) SoftmaxFlashV3<half, float, false>(y, mean, sum, max, x, expMax, inMean, inSum, inMax,
+                                                          t.flashV2, params);
+    else SoftmaxFlashV3<half, float, true>(y, mean, sum, max, x, expMax, inMean, inSum, inMax, b.tmp,  // @v3
+                                           t.flashV2, params);
 }
 
 extern "C" __global__ __aicore__ void softmax_family(GM_ADDR x, GM_ADDR g, GM_ADDR blocksIn, GM_ADDR y,
                                                      GM_ADDR blocksOut, GM_ADDR workspace, GM_ADDR tiling,
-                                                     uint32_t dtype, uint32_t op, uint32_t oriK, uint32_t layout)
+                                                     uint32_t dtype, uint32_t op, uint32_t oriK, uint32_t layout,
+                                                     uint32_t extra)
 {
     GET_TILING_DATA(t, tiling);
     uint32_t elem = dtype == 0 ? 4 : 2;
@@ -142,13 +171,14 @@ extern "C" __global__ __aicore__ void softmax_family(GM_ADDR x, GM_ADDR g, GM_AD
     if (layout == 2) b.tmp = b.x;                  // tmp over src
     if (layout == 3) b.tmp = b.tmp[0];             // unchanged; tmpBytes is what the test passed
     SoftMaxShapeInfo shape = {t.m, t.k, t.m, oriK};
-    if (op >= 20) ApplyMixed(op, b, t, shape);
-    else if (dtype == 0) Apply<float>(op, b, t, shape);
-    else Apply<half>(op, b, t, shape);
+    if (op >= 20 && op < 30) ApplyMixed(op, b, t, shape);
+    else if (dtype == 0) Apply<float>(op, b, t, shape, extra);
+    else Apply<half>(op, b, t, shape, extra);
     PipeBarrier<PIPE_ALL>();
     DataCopy(yg, b.y, rowsBytes);
     DataCopy(bo, blk, 5 * blockBytes);
     DataCopy(bo[5 * blockBytes], b.g, blockBytes);
+    DataCopy(xg, b.x, rowsBytes);
 }
 """
 
@@ -178,7 +208,7 @@ def tiling_bytes(kernel, m: int, k: int, elem: int, tmp_bytes: int) -> bytes:
 
 
 def run(kernel, dtype, op, x, *, g=None, blocks=None, ori_k=None, layout=0, tmp_bytes=None, block_dtype=None,
-        packed=False):
+        packed=False, extra=0):
     """Runs one op on x [m, k]; returns (y, {block name: [m, per-block elements]}, the 6th block, report)."""
     m, k = x.shape
     elem = x.element_size()
@@ -195,10 +225,12 @@ def run(kernel, dtype, op, x, *, g=None, blocks=None, ori_k=None, layout=0, tmp_
                 view.view(m, -1)[:] = blocks[name].reshape(m, 1).to(block_dtype)
     y = torch.full_like(x, -7)
     bout = torch.zeros(6 * m * 32, dtype=torch.uint8)
-    report = kernel.launch(1, x.contiguous(), g.contiguous(), bin_, y, bout, None,
-                           tiling_bytes(kernel, m, k, elem, tmp), dtype, op, ori_k or k, layout)
+    x = x.contiguous().clone()
+    report = kernel.launch(1, x, g.contiguous(), bin_, y, bout, None, tiling_bytes(kernel, m, k, elem, tmp), dtype, op,
+                           ori_k or k, layout, extra)
     outs = {name: bout[i * m * 32:(i + 1) * m * 32].view(block_dtype).view(m, -1) for i, name in
             enumerate(BLOCK_NAMES)}
+    outs["x"] = x  # src after the call (AdjustSoftMaxRes works in place)
     extra = bout[5 * m * 32:].view(block_dtype)
     return y, outs, extra, report
 
@@ -400,7 +432,7 @@ def test_tiling_for_more_workspace_than_given_is_reported(kernel):
     with pytest.raises(SimulatorError) as info:
         kernel.launch(1, x, g, torch.zeros(5 * m * 32, dtype=torch.uint8), torch.zeros_like(x),
                       torch.zeros(6 * m * 32, dtype=torch.uint8), None,
-                      big[:8] + row.to_bytes(4, "little") + big[12:], FLOAT, 0, k, 0)
+                      big[:8] + row.to_bytes(4, "little") + big[12:], FLOAT, 0, k, 0, 0)
     assert info.value.kind == "local_overrun" and "8 rows per pass" in info.value.message
 
 
@@ -425,6 +457,9 @@ def test_host_tiling_helpers(kernel):
     assert sm[3:6] == (m, 8, m * 8)             # outMaxM outMaxK outMaxSize (float: 8 per block)
     assert sm[6:9] == (3, k, 3 * k)             # splitM splitK splitSize: 3 rows fit the workspace
     assert sm[12:16] == (3, 1, k, 8)            # rangeM tailM tailSplitSize tailReduceSize
+    assert struct.unpack_from("<I", data_, 20 + 4 * 64)[0] == 0  # IsBasicBlockInSoftMax: 96 is not a multiple of 64
+    basic = tiling_bytes(kernel, 16, 128, 4, 16 * (2 * 128 * 4 + 64))
+    assert struct.unpack_from("<I", basic, 20 + 4 * 64)[0] == 1
 
 
 def test_cost_is_one_composite_instruction(kernel):
@@ -442,5 +477,86 @@ def test_empty_shape_is_reported(kernel):
     with pytest.raises(SimulatorError) as info:
         kernel.launch(1, x, torch.zeros_like(x), torch.zeros(5 * m * 32, dtype=torch.uint8), torch.zeros_like(x),
                       torch.zeros(6 * m * 32, dtype=torch.uint8), None,
-                      tiling_bytes(kernel, m, k, 4, 4096)[:20] + bytes(64 * 4), FLOAT, 3, k, 0)
+                      tiling_bytes(kernel, m, k, 4, 4096)[:20] + bytes(64 * 4 + 4), FLOAT, 3, k, 0, 0)
     assert info.value.kind == "bad_argument" and "shape is empty" in info.value.message
+
+
+@pytest.mark.parametrize("dtype", [FLOAT, HALF])
+def test_softmax_grad_front(kernel, dtype):
+    t = DTYPES[dtype]
+    y_soft = torch.softmax(data(8, 128, torch.float32, seed=17).double(), -1).to(t)
+    grad = data(8, 128, t, seed=18)
+    d = (grad.double() * y_soft.double()).sum(-1)
+    per_block = 32 // y_soft.element_size()
+    for op in (17, 18):
+        out, _, _, _ = run(kernel, dtype, op, y_soft, g=grad)
+        assert_block(out.reshape(-1)[:8 * per_block].reshape(8, per_block), d, t)
+    err = expect_error("bad_argument", run, kernel, dtype, 18, y_soft[:6], g=grad[:6])  # 6 rows: not a basic block
+    assert err.line == line_of("// @grad_front_basic")
+
+
+def test_adjust_softmax_res(kernel):
+    x = data(8, 64, torch.float32, seed=19)
+    in_max = torch.tensor([1.0, 0.5, 1.0, 2.0, 3.0, 1.0, 0.0, -1.0])
+    y, outs, _, _ = run(kernel, FLOAT, 19, x, blocks={"inMax": in_max}, extra=0x3F800000)  # the bits of 1.0
+    adjusted = x.clone()
+    adjusted[in_max == 1.0] = -1.0
+    assert torch.equal(outs["x"], adjusted)
+    assert y[0, 0].item() == 1.0  # the API returned true
+    y, outs, _, _ = run(kernel, FLOAT, 19, x, blocks={"inMax": in_max}, extra=0x40400001)  # no row holds that value
+    assert y[0, 0].item() == 0.0 and torch.equal(outs["x"], x)
+
+
+def test_constant_shape_config_must_match(kernel):
+    x = data(8, 64, torch.float32, seed=20)
+    y, _, _, _ = run(kernel, FLOAT, 30, x)  # SoftmaxConfig {8, 64} and an 8 x 64 call
+    torch.testing.assert_close(y, torch.softmax(x.double(), -1).float(), **tol(torch.float32))
+    err = expect_error("bad_argument", run, kernel, FLOAT, 30, data(16, 64, torch.float32, seed=20))
+    assert "fixes the shape at oriSrcM 8" in err.message
+
+
+def flash_v3_reference(x, alpha, in_mean=None, in_sum=None, in_max=None, loop_cnt=3):
+    """SoftmaxFlashV3.md's Python, with the per-group local mean over lanes [8g, 8g + 8) of each 64-lane repeat."""
+    m, n = x.shape
+    scalar = alpha / (1 - alpha)
+    groups = x.view(m, n // 64, 8, 8).sum(dim=(1, 3)) / (n // 8)  # [m, 8]
+    mean_global = x.mean(-1, keepdim=True)
+    shift = (mean_global - groups) * scalar  # [m, 8]
+    # element r*64 + g*8 + i belongs to group g
+    src = x - shift[:, None, :, None].expand(m, n // 64, 8, 8).reshape(m, n)
+    max_tmp = src.amax(-1, keepdim=True)
+    if in_mean is None:
+        x_max = max_tmp
+        dst = torch.exp(src - x_max)
+        return dst, mean_global[:, 0], dst.sum(-1), x_max[:, 0], None
+    x_mean = (mean_global + in_mean[:, None] * (loop_cnt - 1)) / loop_cnt
+    shift_curr = (mean_global - x_mean) * scalar
+    shift_prev = (in_mean[:, None] - x_mean) * scalar
+    x_max = torch.maximum(shift_curr + max_tmp, shift_prev + in_max[:, None])
+    dst = torch.exp(src - (x_max - shift_curr))
+    exp_max = torch.exp(in_max[:, None] - x_max + shift_prev)
+    total = exp_max * in_sum[:, None] + dst.sum(-1, keepdim=True)
+    return dst, x_mean[:, 0], total[:, 0], x_max[:, 0], exp_max[:, 0]
+
+
+def test_softmax_flash_v3(kernel):
+    x = data(8, 512, torch.float16, seed=21)
+    xd = x.double()
+    dst, mean, total, x_max, _ = flash_v3_reference(xd, 0.9375)
+    y, b, extra, _ = run(kernel, HALF, 23, x, block_dtype=torch.float32)
+    torch.testing.assert_close(y.double(), dst.half().double(), atol=2e-3, rtol=4e-3)
+    torch.testing.assert_close(extra.view(torch.float32)[:64].view(8, 8)[:, 0].double(), mean, atol=1e-4, rtol=1e-4)
+    assert_block(b["max"], x_max, torch.float32)
+    torch.testing.assert_close(b["sum"][:, 0].double(), total, atol=1e-3, rtol=1e-4)
+    in_max = torch.randn(8, dtype=torch.float64).float().double() + 3
+    in_sum = (torch.rand(8, dtype=torch.float64) * 100 + 1).float().double()
+    dst, mean, total, x_max, exp_max = flash_v3_reference(xd, 0.9375, torch.zeros(8, dtype=torch.float64), in_sum,
+                                                          in_max)
+    y, b, _, _ = run(kernel, HALF, 24, x, blocks={"inMax": in_max, "inSum": in_sum}, block_dtype=torch.float32)
+    torch.testing.assert_close(y.double(), dst.half().double(), atol=2e-3, rtol=4e-3)
+    torch.testing.assert_close(b["max"][:, 0].double(), x_max, atol=1e-4, rtol=1e-5)
+    torch.testing.assert_close(b["sum"][:, 0].double(), total, atol=1e-3, rtol=1e-4)
+    torch.testing.assert_close(b["expMax"].view(torch.float16)[:, 0].double(),
+                               exp_max.half().double(), atol=1e-3, rtol=2e-3)
+    err = expect_error("bad_argument", run, kernel, HALF, 25, x, block_dtype=torch.float32)
+    assert err.line == line_of("// @v3") and "splitMeanCnt 4" in err.message

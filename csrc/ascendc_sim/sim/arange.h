@@ -4,7 +4,7 @@
 // them, and from 64 on by Adds of (i - i mod 64) * diff to the first 64 (assumed: one Adds per 64-element block; the
 // scalars computed in float). Each Adds rounds to T.
 // Checks: count > 0 and diffValue >= 0 (the page), dst large enough. Types: int16_t/half/int32_t/float on Atlas
-// A2/A3 only. No temporary space (GetArangeMaxMinTmpSize.md: 0). Cost: one composite instruction of
+// A2/A3, and 310P (hl_checks.h kSameAsA2). No temporary space (GetArangeMaxMinTmpSize.md: 0). Cost: one composite instruction of
 // ceil(count / 8) + 1 repeats of T.
 #pragma once
 #include <type_traits>
@@ -24,7 +24,7 @@ constexpr uint32_t kTypes = dtype_bit(DType::I16) | dtype_bit(DType::F16) | dtyp
 
 template <typename T>
 void arange(const char* api, const LocalTensor<T>& dst, T first, T diff, int32_t count, Loc loc) {
-    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<T>, kTypes, 0, loc);
+    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<T>, kTypes, hl_detail::kSameAsA2, loc);
     if (count <= 0 || static_cast<float>(diff) < 0.0f)
         ascendc_sim::fail(Diag::BadArgument, loc,
                           "%s: count %d and diffValue %g: count must be positive and diffValue at least 0 (Arange.md). "

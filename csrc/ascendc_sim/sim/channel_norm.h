@@ -9,7 +9,7 @@
 //                          (C/G)*H*W values; y = (x - mean) / sqrt(var + eps) * gamma[c] + beta[c]; outputs mean and
 //                          variance [N, G]. Shape from the tiling (n, c, hw, g); gamma/beta within [-100, 100]
 //                          (the page's range, checked); isReuseSource float only, inputX NaN afterwards.
-// Values computed in float, rounded once. Types: half/float on Atlas A2/A3 only (the pages list no other product).
+// Values computed in float, rounded once. Types: half/float on Atlas A2/A3 and 310P (hl_checks.h kSameAsA2).
 // Temporary space (ours, sim/norm_tiling.h): BatchNorm 3 floats per batch row for 8 columns at least; GroupNorm one
 // group of 3 float copies plus 64 bytes. Cost: one composite instruction of 8 float passes.
 #pragma once
@@ -53,7 +53,7 @@ void batch_norm(const LocalTensor<T>& y, const LocalTensor<T>& mean, const Local
                 const LocalTensor<T>& x, const LocalTensor<T>& gamma, const LocalTensor<T>& beta,
                 const LocalTensor<uint8_t>* tmp, float eps, const BatchNormTiling& tiling, Loc loc) {
     const char* api = "BatchNorm";
-    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<T>, hl_detail::kHalfFloat, 0, loc);
+    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<T>, hl_detail::kHalfFloat, hl_detail::kSameAsA2, loc);
     uint32_t b = tiling.originalBLength, sh = tiling.meanVarSize;
     if (b == 0 || sh == 0 || sh * sizeof(T) % 32 != 0)
         ascendc_sim::fail(Diag::BadArgument, loc,
@@ -123,7 +123,7 @@ void group_norm(const LocalTensor<T>& y, const LocalTensor<T>& mean, const Local
                 const LocalTensor<T>& x, const LocalTensor<T>& gamma, const LocalTensor<T>& beta,
                 const LocalTensor<uint8_t>* tmp, float eps, const GroupNormTiling& tiling, Loc loc) {
     const char* api = "GroupNorm";
-    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<T>, hl_detail::kHalfFloat, 0, loc);
+    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<T>, hl_detail::kHalfFloat, hl_detail::kSameAsA2, loc);
     if (isReuseSource && sizeof(T) == 2)
         ascendc_sim::fail(Diag::BadArgument, loc,
                           "GroupNorm: isReuseSource = true is supported for float input only (GroupNorm.md), not half.");

@@ -5,7 +5,7 @@
 // Values: accumulated in float (the page: the API converts precision internally) and rounded once per element.
 // Checks: outter and inner positive, inner * sizeof(T) a multiple of 32 bytes, outter * inner within src and dst,
 // inner within lastRowTensor when it is written. dst may be src (assumed: the page forbids no overlap; the sums
-// are formed before they are written); lastRowTensor may not overlap either. Types: half/float on Atlas A2/A3 only.
+// are formed before they are written); lastRowTensor may not overlap either. Types: half/float on Atlas A2/A3 and 310P.
 // Temporary space (ours): one float row of inner elements, 256 bytes at least (host/tiling/misc_tiling.h agrees).
 // Cost: one composite instruction, 2 float repeats per element (a half call adds a Cast in and out).
 #pragma once
@@ -42,7 +42,7 @@ template <typename T, const CumSumConfig& config>
 void cumsum(const LocalTensor<T>& dst, const LocalTensor<T>& last, const LocalTensor<T>& src,
             const LocalTensor<uint8_t>* tmp, const CumSumInfo& info, Loc loc) {
     const char* api = "CumSum";
-    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<T>, hl_detail::kHalfFloat, 0, loc);
+    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<T>, hl_detail::kHalfFloat, hl_detail::kSameAsA2, loc);
     if (info.outter == 0 || info.inner == 0 || info.inner * sizeof(T) % 32 != 0)
         ascendc_sim::fail(Diag::BadArgument, loc,
                           "CumSum: cumSumInfo {outter %u, inner %u}: both must be positive and inner * sizeof(%s) a "

@@ -5,8 +5,9 @@
 //   SwiGLU(x0, x1)  = x0 * Swish(x1)                              (beta: scalarValue)
 //   GeGLU(x0, x1)   = x0 * x1 / (1 + e^(a x1 (b + x1^2))),  a = -0.0713548162726, b = 22.363860002236
 //   ReGlu(x0, x1)   = x0 * max(x1, 0)
-// Values: computed in float, rounded once. Types: half/float (ReGlu also bfloat16_t) on Atlas A2/A3; the pages list
-// no other product, so 310P is refused. No operand may overlap dst; sharedTmpBuffer may not overlap any operand.
+// Values: computed in float, rounded once. Types: half/float (ReGlu also bfloat16_t) on Atlas A2/A3; 310P the same
+// without bfloat16_t (hiascend's SwiGLU page: AI Core supported). No operand may overlap dst; sharedTmpBuffer may not
+// overlap any operand.
 // Temporary space: the rule of activation.h (activation_min_tmp_bytes); Swish takes none.
 // Cost: one composite instruction, float repeats: Swish 4, SwiGLU 5, GeGLU 8, ReGlu 2 (a 16-bit type adds 2).
 #pragma once
@@ -40,7 +41,7 @@ constexpr Spec kReGlu{OpId::ReGlu, "ReGlu", 2, hl_detail::kHalfFloat | dtype_bit
 template <typename T, typename F>
 void run(const Spec& spec, const LocalTensor<T>& dst, const LocalTensor<T>& x0, const LocalTensor<T>* x1,
          const LocalTensor<uint8_t>* tmp, bool uses_tmp, uint32_t count, F f, Loc loc) {
-    hl_detail::check_soc_dtype(spec.name, ascendc_sim::dtype_of<T>, spec.dtypes, 0, loc);
+    hl_detail::check_soc_dtype(spec.name, ascendc_sim::dtype_of<T>, spec.dtypes, hl_detail::kSameAsA2, loc);
     if (count == 0) return;
     ascendc_sim::check_operand(dst, count, spec.name, "dst", loc);
     ascendc_sim::check_operand(x0, count, spec.name, x1 ? "srcTensor0" : "src", loc);

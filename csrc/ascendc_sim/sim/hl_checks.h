@@ -20,9 +20,15 @@ using ascendc_sim::OpId;
 
 constexpr uint32_t kHalfFloat = dtype_bit(DType::F16) | dtype_bit(DType::F32);
 
+// As `p310`: 310P (Atlas inference AI Core) takes the A2/A3 types except bfloat16_t, which it lacks. The mirrored
+// v8.5.0 pages list only A2/A3; hiascend's CANN 9.0.0 pages mark SoftMax, LayerNorm, RmsNorm, DeepNorm, SwiGLU and
+// AscendDequant supported on "Atlas 推理系列产品 AI Core" as well, and the rest of the group is assumed alike.
+constexpr uint32_t kSameAsA2 = ~0u;
+
 // The API's element types on this SoC: `a2` on Atlas A2/A3, `p310` on 310P (0: the API is not there).
 inline void check_soc_dtype(const char* api, DType dtype, uint32_t a2, uint32_t p310, Loc loc) {
     const SimSocProfile& soc = ascendc_sim::core(loc).soc();
+    if (p310 == kSameAsA2) p310 = a2 & ~dtype_bit(DType::BF16);
     if (soc.arch == 1 && p310 == 0)
         ascendc_sim::fail(Diag::UnsupportedApi, loc,
                           "%s is not available on %s (its API page lists only Atlas A2/A3). Write it from basic "

@@ -134,6 +134,64 @@ struct GroupNormTiling {
     bool smallShape = 0;
 };
 
+// LayerNormGrad-Tiling.md / LayerNormGradBeta-Tiling.md. Ours: the shape fields, oneCalSize = rows per pass * H,
+// nohCalSize / bsCurLength = rows per pass.
+struct LayerNormGradTiling {
+    uint32_t stackBufferSize = 0;
+    uint32_t bLength = 0;
+    uint32_t sLength = 0;
+    uint32_t hLength = 0;
+    uint32_t originalHLength = 0;
+    uint32_t oneCalSize = 0;
+    uint32_t nohCalSize = 0;
+    uint32_t loopNum = 0;
+    uint32_t tailSize = 0;
+    uint32_t nohTailSize = 0;
+    uint32_t tmpTensorBSHPos = 0;
+    uint32_t tmpTensorBSHSize = 0;
+    uint32_t pdVarTensorPos = 0;
+    uint32_t pdVarTensorSize = 0;
+    uint32_t pdMeanTensorPos = 0;
+    uint32_t pdMeanTensorSize = 0;
+    uint32_t x1TensorPos = 0;
+    uint32_t x1TensorSize = 0;
+    uint32_t x2TensorPos = 0;
+    uint32_t x2TensorSize = 0;
+    uint32_t x3TensorPos = 0;
+    uint32_t x3TensorSize = 0;
+    uint32_t tmpTensorPos = 0;
+    uint32_t tmpTensorSize = 0;
+    uint32_t tmpTensor1Pos = 0;
+    uint32_t tmpTensor1Size = 0;
+    uint32_t tmpTensor2Pos = 0;
+    uint32_t tmpTensor2Size = 0;
+    uint32_t lastDimValueBack = 0;
+    uint32_t lastDimValueBackMulTwo = 0;
+};
+
+struct LayerNormGradBetaTiling {
+    uint32_t stackBufferSize = 0;
+    uint32_t bLength = 0;
+    uint32_t sLength = 0;
+    uint32_t hLength = 0;
+    uint32_t originalHLength = 0;
+    uint32_t bshLength = 0;
+    uint32_t bsLength = 0;
+    uint32_t oneCalSize = 0;
+    uint32_t numberOfTmpBuf = 0;
+    uint32_t loopRound = 0;
+    uint32_t inputTailSize = 0;
+    uint32_t inputTailPos = 0;
+    uint32_t bsTailSize = 0;
+    uint32_t bshCurLength = 0;
+    uint32_t bsCurLength = 0;
+    uint32_t gammaTempTensorPos = 0;
+    uint32_t betaTempTensorPos = 0;
+    uint32_t inputDyTmpTensorPos = 0;
+    uint32_t resForGammaTmpTensorPos = 0;
+    uint32_t reserved = 0;
+};
+
 struct RmsNormTiling {
     uint32_t bLength = 0;
     uint32_t sLength = 0;
@@ -154,6 +212,8 @@ struct RmsNormTiling {
 using tiling::BatchNormTiling;
 using tiling::DeepNormTiling;
 using tiling::GroupNormTiling;
+using tiling::LayerNormGradBetaTiling;
+using tiling::LayerNormGradTiling;
 using tiling::LayerNormSeparateTiling;
 using tiling::LayerNormTiling;
 using tiling::RmsNormTiling;
@@ -172,6 +232,32 @@ struct LayerNormConfig {
 };
 
 inline constexpr LayerNormConfig LNCFG_NORM = {false, false, false};
+
+// Normalize.md. ReducePattern (AR = 0, ...) and DataFormat (ND = 0, ...) belong to other headers (the reduction
+// APIs' host tiling and tensor.h); declaring them opaquely here keeps this header host-usable and lets it sit
+// beside their definitions. Only the 0 values (AR, ND) are accepted by the APIs of this group.
+enum class ReducePattern : uint32_t;
+enum class DataFormat : uint8_t;
+
+// LayerNormGrad.md (DataFormat{} is ND).
+struct LayerNormGradShapeInfo {
+    DataFormat dataFormat = DataFormat{};
+};
+
+struct NormalizeConfig {
+    ReducePattern reducePattern = ReducePattern{};  // AR
+    int32_t aLength = -1;
+    bool isNoBeta = false;
+    bool isNoGamma = false;
+    bool isOnlyOutput = false;
+};
+inline constexpr NormalizeConfig NLCFG_NORM = {ReducePattern{}, -1, false, false, false};
+
+struct NormalizePara {
+    uint32_t aLength;
+    uint32_t rLength;
+    uint32_t rLengthWithPadding;
+};
 
 namespace norm_model {
 
@@ -277,12 +363,41 @@ constexpr GroupNormTiling group_norm(uint32_t n, uint32_t c, uint32_t hw, uint32
     return t;
 }
 
+// LayerNormGrad: a row of H in flight needs kLayerNormGradFloats float rows plus 64 bytes.
+constexpr uint32_t kLayerNormGradFloats = 4;
+
+constexpr LayerNormGradTiling layer_norm_grad(uint32_t b, uint32_t s, uint32_t h, uint32_t ori_h, uint32_t workspace) {
+    LayerNormGradTiling t{};
+    uint32_t bs = b * s, rows = rows_per_pass(bs, h, kLayerNormGradFloats, workspace);
+    t.stackBufferSize = workspace, t.bLength = b, t.sLength = s, t.hLength = h, t.originalHLength = ori_h;
+    t.oneCalSize = rows * h, t.nohCalSize = rows;
+    t.loopNum = rows == 0 ? 0 : bs / rows;
+    t.nohTailSize = rows == 0 ? bs : bs % rows, t.tailSize = t.nohTailSize * h;
+    return t;
+}
+
+// LayerNormGradBeta: a row of H needs 2 float rows; the gamma/beta sums need 2 float rows more.
+constexpr LayerNormGradBetaTiling layer_norm_grad_beta(uint32_t b, uint32_t s, uint32_t h, uint32_t ori_h,
+                                                       uint32_t workspace) {
+    LayerNormGradBetaTiling t{};
+    uint32_t bs = b * s, fixed = 2 * align_up(h * 4u, 32u);
+    uint32_t rows = workspace < fixed ? 0 : rows_per_pass(bs, h, 2, workspace - fixed);
+    t.stackBufferSize = workspace, t.bLength = b, t.sLength = s, t.hLength = h, t.originalHLength = ori_h;
+    t.bshLength = bs * h, t.bsLength = bs, t.oneCalSize = rows * h, t.numberOfTmpBuf = 4;
+    t.loopRound = rows == 0 ? 0 : bs / rows;
+    t.bsTailSize = rows == 0 ? bs : bs % rows, t.inputTailSize = t.bsTailSize * h, t.inputTailPos = t.loopRound * rows * h;
+    t.bshCurLength = rows * h, t.bsCurLength = rows;
+    return t;
+}
+
 }  // namespace norm_model
 }  // namespace AscendC
 
 using AscendC::BatchNormTiling;
 using AscendC::DeepNormTiling;
 using AscendC::GroupNormTiling;
+using AscendC::LayerNormGradBetaTiling;
+using AscendC::LayerNormGradTiling;
 using AscendC::LayerNormSeparateTiling;
 using AscendC::LayerNormTiling;
 using AscendC::RmsNormTiling;

@@ -1,4 +1,4 @@
-// Normalization (high-level APIs): LayerNorm in its two forms, DeepNorm and RmsNorm.
+// Normalization (high-level APIs): LayerNorm in its two forms, DeepNorm, Normalize and RmsNorm.
 //
 // Written from asc-devkit v8.5.0 LayerNorm.md, LayerNorm-Tiling.md, RmsNorm.md, RmsNorm-Tiling.md:
 //   LayerNorm [B, S, H]  mean = sum(x)/H, var = sum((x-mean)^2)/H, y = (x-mean)/sqrt(var+eps)*gamma + beta;
@@ -8,15 +8,16 @@
 //                        (at least T's precision); LayerNormConfig isNoGamma/isNoBeta drop them. Shape from
 //                        LayerNormPara {aLength, rLength, rLengthWithPadding}.
 //   DeepNorm [B, S, H]   LayerNorm [B,S,H] of alpha * x + gx (DeepNorm.md); H at most 2040; src/dst may share only
-//                        with isReuseSrc (float only); A2/A3 only. DeepNormTiling has LayerNormTiling's fields.
+//                        with isReuseSrc (float only). DeepNormTiling has LayerNormTiling's fields.
+//   Normalize [A, R]     the [A, R] LayerNorm's y and rstd from a given mean and variance (Normalize.md).
 //   RmsNorm [B, S, H]    y = x / sqrt(sum(x^2)/H + eps) * gamma. Shape from the tiling.
 // H in the statistics is the original length (originalHLength / rLength); the padding columns of y are left NaN
 // (the pages say the results overwrite them without defining the values). Values are computed in float and
 // rounded once. isReuseSource = true (LayerNorm [B,S,H], float only) leaves inputX NaN unless it is the output.
-// Types: half/float on Atlas A2/A3; 310P is assumed the same for LayerNorm [B,S,H] and RmsNorm (the v8.5.0 pages
-// have no 310P row) and refused for the [A, R] form, which is newer.
+// Types: half/float on Atlas A2/A3 and 310P (hiascend's LayerNorm, DeepNorm and RmsNorm pages: AI Core supported;
+// see hl_checks.h kSameAsA2).
 // Cost: one composite instruction, float repeats over the data: LayerNorm 8 passes, LayerNorm [A,R] 8, DeepNorm 10,
-// RmsNorm 5.
+// Normalize 5, RmsNorm 5.
 #pragma once
 #include <cmath>
 #include <vector>
@@ -141,8 +142,7 @@ void check_bsh(const char* api, const BshArgs<T>& a, const Rows& r, const LocalT
 template <typename T, bool isReuseSource, typename Tiling>
 void bsh_norm(const char* api, OpId op, const BshArgs<T>& a, const LocalTensor<uint8_t>* tmp, float eps,
               const Tiling& tiling, Loc loc) {
-    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<T>, hl_detail::kHalfFloat,
-                               a.gx ? 0u : hl_detail::kHalfFloat, loc);
+    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<T>, hl_detail::kHalfFloat, hl_detail::kSameAsA2, loc);
     if (isReuseSource && sizeof(T) == 2)
         ascendc_sim::fail(Diag::BadArgument, loc,
                           "%s: reusing the source (isReuseSource/isReuseSrc = true) is supported for float input only "
@@ -195,64 +195,111 @@ void check_deep_norm_shape(const DeepNormTiling& tiling, Loc loc) {
 
 // ---- LayerNorm [A, R] (rstd) ----------------------------------------------------------------------------------------
 
+// The [A, R] forms: LayerNorm computes mean and variance and writes mean; Normalize is given both (`in_var` set).
+template <typename U, typename T>
+struct ArArgs {
+    const LocalTensor<T>& y;
+    const LocalTensor<float>& mean;  // LayerNorm: outputMean; Normalize: inputMean
+    const LocalTensor<float>& rstd;
+    const LocalTensor<float>* in_var;
+    const LocalTensor<T>& x;
+    const LocalTensor<U>& gamma;
+    const LocalTensor<U>& beta;
+    bool no_gamma, no_beta, only_output;
+};
+
+template <typename U, typename T>
+Rows check_ar(const char* api, const ArArgs<U, T>& a, uint32_t a_len, uint32_t r_len, uint32_t r_pad,
+              uint32_t a_max, Loc loc) {
+    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<T>, hl_detail::kHalfFloat, hl_detail::kSameAsA2, loc);
+    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<U>, hl_detail::kHalfFloat, hl_detail::kSameAsA2, loc);
+    if (sizeof(U) < sizeof(T))
+        ascendc_sim::fail(Diag::UnsupportedDtype, loc,
+                          "%s: gamma/beta are half but inputX is float; %s.md requires gamma and beta of at least the "
+                          "input's precision. Use float gamma/beta.",
+                          api, api);
+    if (a.only_output)
+        ascendc_sim::fail(Diag::BadArgument, loc,
+                          "%s: isOnlyOutput = true is not supported yet (%s.md: only false); every output is written.",
+                          api, api);
+    if (r_pad * sizeof(T) % 32 != 0 || r_len > r_pad || a_len == 0 || r_len == 0)
+        ascendc_sim::fail(Diag::BadArgument, loc,
+                          "%s: para {aLength %u, rLength %u, rLengthWithPadding %u} is not valid: A and R must be "
+                          "positive, rLength <= rLengthWithPadding, and rLengthWithPadding 32-byte aligned.",
+                          api, a_len, r_len, r_pad);
+    if (a_max != 0 && a_len > a_max)
+        ascendc_sim::fail(Diag::BadArgument, loc,
+                          "%s: para.aLength %u exceeds the A of %u the tiling was computed for; the A axis may shrink "
+                          "in the kernel but not grow (LayerNorm-Tiling.md).",
+                          api, a_len, a_max);
+    Rows r{a_len, r_pad, r_len};
+    ascendc_sim::check_operand(a.y, r.elements(), api, "output", loc);
+    ascendc_sim::check_operand(a.x, r.elements(), api, "inputX", loc);
+    ascendc_sim::check_operand(a.mean, r.rows, api, a.in_var ? "inputMean" : "outputMean", loc);
+    ascendc_sim::check_operand(a.rstd, r.rows, api, "outputRstd", loc);
+    if (a.in_var) ascendc_sim::check_operand(*a.in_var, r.rows, api, "inputVariance", loc);
+    if (!a.no_gamma) ascendc_sim::check_operand(a.gamma, r.ori_h, api, "gamma", loc);
+    if (!a.no_beta) ascendc_sim::check_operand(a.beta, r.ori_h, api, "beta", loc);
+    Span sy = hl_detail::span(a.y, r.elements(), "output"), sx = hl_detail::span(a.x, r.elements(), "inputX");
+    Span sm = hl_detail::span(a.mean, r.rows, a.in_var ? "inputMean" : "outputMean");
+    Span sr = hl_detail::span(a.rstd, r.rows, "outputRstd");
+    Span sv = a.in_var ? hl_detail::span(*a.in_var, r.rows, "inputVariance") : Span{nullptr, 0, "inputVariance"};
+    apart(api, sy, {sx, sm, sr, sv}, loc);  // "src和dst的Tensor空间不可以复用"
+    apart(api, sr, {sx, sm, sv}, loc);
+    if (!a.in_var) apart(api, sm, {sx}, loc);
+    return r;
+}
+
+template <typename U, typename T>
+void ar_norm(const char* api, OpId op, const ArArgs<U, T>& a, const Rows& r, float eps,
+             const LocalTensor<uint8_t>* tmp, uint32_t planned_rows, Loc loc) {
+    Span sy = hl_detail::span(a.y, r.elements(), "output"), sx = hl_detail::span(a.x, r.elements(), "inputX");
+    check_workspace(api, tmp, r, norm_model::kLayerNormFloats, planned_rows, {sy, sx}, loc);
+    std::vector<float> xv = load(a.x, r);
+    for (uint32_t i = 0; i < r.rows; ++i) {
+        Stats st = a.in_var ? Stats{a.mean.GetPhyAddrPtr()[i], a.in_var->GetPhyAddrPtr()[i]} : row_stats(xv, r, i);
+        float rs = 1.0f / std::sqrt(st.var + eps);
+        for (uint32_t j = 0; j < r.h; ++j) {
+            float v = (xv[uint64_t(i) * r.h + j] - st.mean) * rs;
+            if (!a.no_gamma && j < r.ori_h) v *= at(a.gamma, j);
+            if (!a.no_beta && j < r.ori_h) v += at(a.beta, j);
+            a.y.GetPhyAddrPtr()[uint64_t(i) * r.h + j] = j < r.ori_h ? T(v) : hl_detail::poison_value<T>();
+        }
+        if (!a.in_var) a.mean.GetPhyAddrPtr()[i] = st.mean;
+        a.rstd.GetPhyAddrPtr()[i] = rs;
+    }
+    hl_detail::poison_tmp(tmp, uint64_t(r.rows) * norm_model::row_tmp_bytes(r.h, norm_model::kLayerNormFloats));
+    hl_detail::book(op, r.elements(), a.in_var ? 5 : 8, sizeof(T) == 2,
+                    {a.x.timing(), a.no_gamma ? nullptr : a.gamma.timing(), a.no_beta ? nullptr : a.beta.timing(),
+                     a.in_var ? a.in_var->timing() : nullptr, a.in_var ? a.mean.timing() : nullptr,
+                     tmp ? tmp->timing() : nullptr},
+                    a.y.timing(), {a.rstd.timing(), a.in_var ? nullptr : a.mean.timing()}, loc);
+}
+
 template <typename U, typename T, const LayerNormConfig& config>
 void layer_norm_rstd(const LocalTensor<T>& y, const LocalTensor<float>& mean, const LocalTensor<float>& rstd,
                      const LocalTensor<T>& x, const LocalTensor<U>& gamma, const LocalTensor<U>& beta, float eps,
                      const LocalTensor<uint8_t>* tmp, const LayerNormPara& para, const LayerNormSeparateTiling& tiling,
                      Loc loc) {
-    const char* api = "LayerNorm";
-    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<T>, hl_detail::kHalfFloat, 0, loc);
-    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<U>, hl_detail::kHalfFloat, 0, loc);
-    if (sizeof(U) < sizeof(T))
-        ascendc_sim::fail(Diag::UnsupportedDtype, loc,
-                          "LayerNorm: gamma/beta are half but inputX is float; LayerNorm.md requires gamma and beta "
-                          "of at least the input's precision. Use float gamma/beta.");
-    if (config.isOnlyOutput)
+    ArArgs<U, T> a{y, mean, rstd, nullptr, x, gamma, beta, config.isNoGamma, config.isNoBeta, config.isOnlyOutput};
+    Rows r = check_ar("LayerNorm", a, para.aLength, para.rLength, para.rLengthWithPadding, tiling.aLength, loc);
+    ar_norm("LayerNorm", OpId::LayerNorm, a, r, eps, tmp, tiling.aCurLength, loc);
+}
+
+template <typename U, typename T, const NormalizeConfig& config>
+void normalize(const LocalTensor<T>& y, const LocalTensor<float>& rstd, const LocalTensor<float>& mean,
+               const LocalTensor<float>& var, const LocalTensor<T>& x, const LocalTensor<U>& gamma,
+               const LocalTensor<U>& beta, float eps, const LocalTensor<uint8_t>* tmp, const NormalizePara& para,
+               Loc loc) {
+    if (static_cast<uint32_t>(config.reducePattern) != 0 ||  // ReducePattern::AR
+        (config.aLength != -1 && uint32_t(config.aLength) != para.aLength))
         ascendc_sim::fail(Diag::BadArgument, loc,
-                          "LayerNorm: LayerNormConfig.isOnlyOutput = true is not supported yet (LayerNorm.md: only "
-                          "false); y, mean and rstd are all written.");
-    if (para.rLengthWithPadding * sizeof(T) % 32 != 0 || para.rLength > para.rLengthWithPadding || para.aLength == 0 ||
-        para.rLength == 0)
-        ascendc_sim::fail(Diag::BadArgument, loc,
-                          "LayerNorm: LayerNormPara {aLength %u, rLength %u, rLengthWithPadding %u} is not valid: A and "
-                          "R must be positive, rLength <= rLengthWithPadding, and rLengthWithPadding 32-byte aligned.",
-                          para.aLength, para.rLength, para.rLengthWithPadding);
-    if (tiling.aLength != 0 && para.aLength > tiling.aLength)
-        ascendc_sim::fail(Diag::BadArgument, loc,
-                          "LayerNorm: para.aLength %u exceeds the A of %u the tiling was computed for; the A axis may "
-                          "shrink in the kernel but not grow (LayerNorm-Tiling.md).",
-                          para.aLength, tiling.aLength);
-    Rows r{para.aLength, para.rLengthWithPadding, para.rLength};
-    ascendc_sim::check_operand(y, r.elements(), api, "output", loc);
-    ascendc_sim::check_operand(x, r.elements(), api, "inputX", loc);
-    ascendc_sim::check_operand(mean, r.rows, api, "outputMean", loc);
-    ascendc_sim::check_operand(rstd, r.rows, api, "outputRstd", loc);
-    if (!config.isNoGamma) ascendc_sim::check_operand(gamma, r.ori_h, api, "gamma", loc);
-    if (!config.isNoBeta) ascendc_sim::check_operand(beta, r.ori_h, api, "beta", loc);
-    Span sy = hl_detail::span(y, r.elements(), "output"), sx = hl_detail::span(x, r.elements(), "inputX");
-    Span sm = hl_detail::span(mean, r.rows, "outputMean"), sr = hl_detail::span(rstd, r.rows, "outputRstd");
-    apart(api, sy, {sx, sm, sr}, loc);  // "src和dst的Tensor空间不可以复用"
-    apart(api, sm, {sx, sr}, loc);
-    apart(api, sr, {sx}, loc);
-    check_workspace(api, tmp, r, norm_model::kLayerNormFloats, tiling.aCurLength, {sy, sx, sm, sr}, loc);
-    std::vector<float> xv = load(x, r);
-    for (uint32_t i = 0; i < r.rows; ++i) {
-        Stats st = row_stats(xv, r, i);
-        float rs = 1.0f / std::sqrt(st.var + eps);
-        for (uint32_t j = 0; j < r.h; ++j) {
-            float v = (at(x, uint64_t(i) * r.h + j) - st.mean) * rs;
-            if (!config.isNoGamma && j < r.ori_h) v *= at(gamma, j);
-            if (!config.isNoBeta && j < r.ori_h) v += at(beta, j);
-            y.GetPhyAddrPtr()[uint64_t(i) * r.h + j] = j < r.ori_h ? T(v) : hl_detail::poison_value<T>();
-        }
-        mean.GetPhyAddrPtr()[i] = st.mean;
-        rstd.GetPhyAddrPtr()[i] = rs;
-    }
-    hl_detail::poison_tmp(tmp, uint64_t(r.rows) * norm_model::row_tmp_bytes(r.h, norm_model::kLayerNormFloats));
-    hl_detail::book(OpId::LayerNorm, r.elements(), 8, sizeof(T) == 2,
-                    {x.timing(), config.isNoGamma ? nullptr : gamma.timing(),
-                     config.isNoBeta ? nullptr : beta.timing(), tmp ? tmp->timing() : nullptr},
-                    y.timing(), {mean.timing(), rstd.timing()}, loc);
+                          "Normalize: NormalizeConfig must use ReducePattern::AR and aLength -1 or para.aLength "
+                          "(%u); got aLength %d (Normalize.md).",
+                          para.aLength, config.aLength);
+    ArArgs<U, T> a{y, mean, rstd, &var, x, gamma, beta, config.isNoGamma, config.isNoBeta, config.isOnlyOutput};
+    Rows r = check_ar("Normalize", a, para.aLength, para.rLength, para.rLengthWithPadding, 0, loc);
+    ar_norm("Normalize", OpId::Normalize, a, r, eps, tmp, 0, loc);
 }
 
 // ---- RmsNorm ------------------------------------------------------------------------------------------------------
@@ -362,6 +409,25 @@ void DeepNorm(const LocalTensor<T>& dstLocal, const LocalTensor<T>& meanLocal, c
                               static_cast<float>(alpha)};
     norm_detail::bsh_norm<T, isReuseSrc>("DeepNorm", ascendc_sim::OpId::DeepNorm, a, nullptr,
                                          static_cast<float>(epsilon), tiling, loc);
+}
+
+// ---- Normalize.md: y and rstd from a given mean and variance ------------------------------------------------------
+
+template <typename U, typename T, bool isReuseSource = false, const NormalizeConfig& config = NLCFG_NORM>
+void Normalize(const LocalTensor<T>& output, const LocalTensor<float>& outputRstd, const LocalTensor<float>& inputMean,
+               const LocalTensor<float>& inputVariance, const LocalTensor<T>& inputX, const LocalTensor<U>& gamma,
+               const LocalTensor<U>& beta, const LocalTensor<uint8_t>& sharedTmpBuffer, const float epsilon,
+               const NormalizePara& para, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    norm_detail::normalize<U, T, config>(output, outputRstd, inputMean, inputVariance, inputX, gamma, beta, epsilon,
+                                         &sharedTmpBuffer, para, loc);
+}
+template <typename U, typename T, bool isReuseSource = false, const NormalizeConfig& config = NLCFG_NORM>
+void Normalize(const LocalTensor<T>& output, const LocalTensor<float>& outputRstd, const LocalTensor<float>& inputMean,
+               const LocalTensor<float>& inputVariance, const LocalTensor<T>& inputX, const LocalTensor<U>& gamma,
+               const LocalTensor<U>& beta, const float epsilon, const NormalizePara& para,
+               ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    norm_detail::normalize<U, T, config>(output, outputRstd, inputMean, inputVariance, inputX, gamma, beta, epsilon,
+                                         nullptr, para, loc);
 }
 
 // ---- RmsNorm.md ---------------------------------------------------------------------------------------------------

@@ -147,7 +147,18 @@ enum class CostClass { Simple, Long, Reduce, Move, Composite };
     X(BilinearInterpolation, "BilinearInterpolation", Simple) \
     X(Gatherb, "Gatherb", Simple) \
     X(VecCopy, "Copy", Simple) \
-    X(TransData, "TransData", Composite)
+    X(TransData, "TransData", Composite) \
+    X(Normalize, "Normalize", Composite) \
+    X(WelfordUpdate, "WelfordUpdate", Composite) \
+    X(WelfordFinalize, "WelfordFinalize", Composite) \
+    X(ExpTaylor, "Exp (high-level)", Composite) \
+    X(AxpyPrecise, "Axpy (high-level)", Composite) \
+    X(SelectBytesMask, "Select (byte mask)", Composite) \
+    X(SoftmaxGradFront, "SoftmaxGradFront", Composite) \
+    X(AdjustSoftMaxRes, "AdjustSoftMaxRes", Composite) \
+    X(LayerNormGrad, "LayerNormGrad", Composite) \
+    X(LayerNormGradBeta, "LayerNormGradBeta", Composite) \
+    X(SoftmaxFlashV3, "SoftmaxFlashV3", Composite)
 
 enum class OpId {
 #define ASCENDC_SIM_OP_ENUM(id, name, cls) id,

@@ -15,8 +15,8 @@
 //                    (the page: "确保输入数据的size正确"); without AntiQuantShapeInfo the offset/scale height (width when
 //                    transposed) is their size / N. half output: Add then Mul in half; bfloat16 output: in float,
 //                    rounded once (the page's bfloat16 steps). int4b_t input is not simulated.
-// Types: AscendQuant half/float on A2/A3 and (assumed) 310P; AscendDequant and AscendAntiQuant A2/A3 only (their
-// pages list only A2/A3 and their types include bfloat16, which 310P lacks).
+// Types: the pages' tables on A2/A3; 310P the same without bfloat16_t (hl_checks.h kSameAsA2; hiascend's
+// AscendDequant page marks the Atlas inference AI Core supported).
 // Temporary space (ours): 512 bytes at least; host/tiling/quant_tiling.h reports the same.
 // Cost: one composite instruction of `passes` float repeats over the elements: Quant 4, Dequant 3, AntiQuant 4.
 #pragma once
@@ -128,9 +128,28 @@ void check_quant(const LocalTensor<int8_t>& dst, const LocalTensor<T>& src, cons
     hl_detail::check_tmp(api, tmp, kMinTmpBytes, {d, s, sc, of}, loc);
 }
 
-template <typename T>
+// AscendQuantConfig fixes counts at compile time; a constant that disagrees with the call's value, or a
+// workLocalSize larger than sharedTmpBuffer, is a kernel bug the page rules out.
+inline void check_config(const AscendQuantConfig& config, const LocalTensor<uint8_t>* tmp, uint32_t count,
+                         uint32_t scale_count, uint32_t offset_count, bool channel, Loc loc) {
+    bool bad = (config.calcCount != 0 && config.calcCount != count) ||
+               (channel && config.scaleCount != 0 && config.scaleCount != scale_count) ||
+               (channel && config.offsetCount != 0 && config.offsetCount != offset_count) ||
+               (config.workLocalSize != 0 && (tmp == nullptr || config.workLocalSize > tmp->GetSize()));
+    if (bad)
+        ascendc_sim::fail(Diag::BadArgument, loc,
+                          "AscendQuant: AscendQuantConfig {calcCount %u, offsetCount %u, scaleCount %u, workLocalSize "
+                          "%u} disagrees with the call (calCount %u, scaleCount %u, offsetCount %u, sharedTmpBuffer "
+                          "%u bytes). The constants must equal the runtime values and workLocalSize may not exceed "
+                          "the tmp buffer (AscendQuant.md); leave them 0 to use the runtime values.",
+                          config.calcCount, config.offsetCount, config.scaleCount, config.workLocalSize, count,
+                          scale_count, offset_count, tmp ? (unsigned)tmp->GetSize() : 0u);
+}
+
+template <typename T, const AscendQuantConfig& config = ASCEND_QUANT_DEFAULT_CFG>
 void quant(const LocalTensor<int8_t>& dst, const LocalTensor<T>& src, const LocalTensor<uint8_t>* tmp,
            const QuantParams<T>& q, Loc loc) {
+    check_config(config, tmp, q.count, q.scale_count, q.offset ? q.offset_count : 0, q.scale != nullptr, loc);
     check_quant(dst, src, tmp, q, loc);
     if (q.count == 0) return;
     const T* s = src.GetPhyAddrPtr();
@@ -170,7 +189,7 @@ template <typename D, typename S>
 void check_dequant_types(bool vector_scale, Loc loc) {
     const char* api = "AscendDequant";
     constexpr uint32_t kDst = dtype_bit(DType::F16) | dtype_bit(DType::BF16) | dtype_bit(DType::F32);
-    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<D>, kDst, 0, loc);
+    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<D>, kDst, hl_detail::kSameAsA2, loc);
     constexpr bool vec_ok = (std::is_same_v<D, half> && std::is_same_v<S, uint64_t>) ||
                             (std::is_same_v<D, float> && (std::is_same_v<S, float> || std::is_same_v<S, bfloat16_t>)) ||
                             (std::is_same_v<D, bfloat16_t> &&
@@ -250,8 +269,8 @@ template <typename I, typename O, bool isTranspose>
 void anti_quant(const LocalTensor<O>& dst, const LocalTensor<I>& src, const LocalTensor<uint8_t>* tmp,
                 const AntiParams<O>& a, Loc loc) {
     const char* api = "AscendAntiQuant";
-    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<I>, dtype_bit(DType::I8), 0, loc);
-    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<O>, dtype_bit(DType::F16) | dtype_bit(DType::BF16), 0, loc);
+    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<I>, dtype_bit(DType::I8), hl_detail::kSameAsA2, loc);
+    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<O>, dtype_bit(DType::F16) | dtype_bit(DType::BF16), hl_detail::kSameAsA2, loc);
     uint32_t total = src.GetSize();
     if (a.k == 0 || total % a.k != 0 || total % 32 != 0 || (isTranspose && a.k % 32 != 0))
         ascendc_sim::fail(Diag::BadArgument, loc,
@@ -314,25 +333,25 @@ ASCENDC_SIM_QUANT_TEMPLATE
 void AscendQuant(const LocalTensor<int8_t>& dstTensor, const LocalTensor<T>& srcTensor,
                  const LocalTensor<uint8_t>& sharedTmpBuffer, const float scale, const float offset,
                  const uint32_t calCount, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
-    quant_detail::quant<T>(dstTensor, srcTensor, &sharedTmpBuffer, {nullptr, nullptr, scale, offset, 0, 0, calCount},
+    quant_detail::quant<T, config>(dstTensor, srcTensor, &sharedTmpBuffer, {nullptr, nullptr, scale, offset, 0, 0, calCount},
                            loc);
 }
 ASCENDC_SIM_QUANT_TEMPLATE
 void AscendQuant(const LocalTensor<int8_t>& dstTensor, const LocalTensor<T>& srcTensor,
                  const LocalTensor<uint8_t>& sharedTmpBuffer, const float scale, const float offset,
                  ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
-    quant_detail::quant<T>(dstTensor, srcTensor, &sharedTmpBuffer,
+    quant_detail::quant<T, config>(dstTensor, srcTensor, &sharedTmpBuffer,
                            {nullptr, nullptr, scale, offset, 0, 0, srcTensor.GetSize()}, loc);
 }
 ASCENDC_SIM_QUANT_TEMPLATE
 void AscendQuant(const LocalTensor<int8_t>& dstTensor, const LocalTensor<T>& srcTensor, const float scale,
                  const float offset, const uint32_t calCount, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
-    quant_detail::quant<T>(dstTensor, srcTensor, nullptr, {nullptr, nullptr, scale, offset, 0, 0, calCount}, loc);
+    quant_detail::quant<T, config>(dstTensor, srcTensor, nullptr, {nullptr, nullptr, scale, offset, 0, 0, calCount}, loc);
 }
 ASCENDC_SIM_QUANT_TEMPLATE
 void AscendQuant(const LocalTensor<int8_t>& dstTensor, const LocalTensor<T>& srcTensor, const float scale,
                  const float offset, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
-    quant_detail::quant<T>(dstTensor, srcTensor, nullptr,
+    quant_detail::quant<T, config>(dstTensor, srcTensor, nullptr,
                            {nullptr, nullptr, scale, offset, 0, 0, srcTensor.GetSize()}, loc);
 }
 
@@ -342,7 +361,7 @@ ASCENDC_SIM_QUANT_TEMPLATE
 void AscendQuant(const LocalTensor<int8_t>& dstTensor, const LocalTensor<T>& srcTensor,
                  const LocalTensor<uint8_t>& sharedTmpBuffer, const LocalTensor<T>& scaleTensor, const T offset,
                  const uint32_t scaleCount, const uint32_t calCount, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
-    quant_detail::quant<T>(dstTensor, srcTensor, &sharedTmpBuffer,
+    quant_detail::quant<T, config>(dstTensor, srcTensor, &sharedTmpBuffer,
                            {&scaleTensor, nullptr, 0.0f, static_cast<float>(offset), scaleCount, 0, calCount}, loc);
 }
 ASCENDC_SIM_QUANT_TEMPLATE
@@ -350,14 +369,14 @@ void AscendQuant(const LocalTensor<int8_t>& dstTensor, const LocalTensor<T>& src
                  const LocalTensor<uint8_t>& sharedTmpBuffer, const LocalTensor<T>& scaleTensor,
                  const LocalTensor<T>& offsetTensor, const uint32_t scaleCount, const uint32_t offsetCount,
                  const uint32_t calCount, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
-    quant_detail::quant<T>(dstTensor, srcTensor, &sharedTmpBuffer,
+    quant_detail::quant<T, config>(dstTensor, srcTensor, &sharedTmpBuffer,
                            {&scaleTensor, &offsetTensor, 0.0f, 0.0f, scaleCount, offsetCount, calCount}, loc);
 }
 ASCENDC_SIM_QUANT_TEMPLATE
 void AscendQuant(const LocalTensor<int8_t>& dstTensor, const LocalTensor<T>& srcTensor,
                  const LocalTensor<uint8_t>& sharedTmpBuffer, const LocalTensor<T>& scaleTensor, const T offset,
                  ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
-    quant_detail::quant<T>(dstTensor, srcTensor, &sharedTmpBuffer,
+    quant_detail::quant<T, config>(dstTensor, srcTensor, &sharedTmpBuffer,
                            {&scaleTensor, nullptr, 0.0f, static_cast<float>(offset), scaleTensor.GetSize(), 0,
                             srcTensor.GetSize()},
                            loc);
@@ -366,7 +385,7 @@ ASCENDC_SIM_QUANT_TEMPLATE
 void AscendQuant(const LocalTensor<int8_t>& dstTensor, const LocalTensor<T>& srcTensor,
                  const LocalTensor<uint8_t>& sharedTmpBuffer, const LocalTensor<T>& scaleTensor,
                  const LocalTensor<T>& offsetTensor, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
-    quant_detail::quant<T>(dstTensor, srcTensor, &sharedTmpBuffer,
+    quant_detail::quant<T, config>(dstTensor, srcTensor, &sharedTmpBuffer,
                            {&scaleTensor, &offsetTensor, 0.0f, 0.0f, scaleTensor.GetSize(), offsetTensor.GetSize(),
                             srcTensor.GetSize()},
                            loc);
@@ -375,20 +394,20 @@ ASCENDC_SIM_QUANT_TEMPLATE
 void AscendQuant(const LocalTensor<int8_t>& dstTensor, const LocalTensor<T>& srcTensor,
                  const LocalTensor<T>& scaleTensor, const T offset, const uint32_t scaleCount, const uint32_t calCount,
                  ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
-    quant_detail::quant<T>(dstTensor, srcTensor, nullptr,
+    quant_detail::quant<T, config>(dstTensor, srcTensor, nullptr,
                            {&scaleTensor, nullptr, 0.0f, static_cast<float>(offset), scaleCount, 0, calCount}, loc);
 }
 ASCENDC_SIM_QUANT_TEMPLATE
 void AscendQuant(const LocalTensor<int8_t>& dstTensor, const LocalTensor<T>& srcTensor,
                  const LocalTensor<T>& scaleTensor, const LocalTensor<T>& offsetTensor, const uint32_t scaleCount,
                  const uint32_t offsetCount, const uint32_t calCount, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
-    quant_detail::quant<T>(dstTensor, srcTensor, nullptr,
+    quant_detail::quant<T, config>(dstTensor, srcTensor, nullptr,
                            {&scaleTensor, &offsetTensor, 0.0f, 0.0f, scaleCount, offsetCount, calCount}, loc);
 }
 ASCENDC_SIM_QUANT_TEMPLATE
 void AscendQuant(const LocalTensor<int8_t>& dstTensor, const LocalTensor<T>& srcTensor,
                  const LocalTensor<T>& scaleTensor, const T offset, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
-    quant_detail::quant<T>(dstTensor, srcTensor, nullptr,
+    quant_detail::quant<T, config>(dstTensor, srcTensor, nullptr,
                            {&scaleTensor, nullptr, 0.0f, static_cast<float>(offset), scaleTensor.GetSize(), 0,
                             srcTensor.GetSize()},
                            loc);
@@ -397,7 +416,7 @@ ASCENDC_SIM_QUANT_TEMPLATE
 void AscendQuant(const LocalTensor<int8_t>& dstTensor, const LocalTensor<T>& srcTensor,
                  const LocalTensor<T>& scaleTensor, const LocalTensor<T>& offsetTensor,
                  ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
-    quant_detail::quant<T>(dstTensor, srcTensor, nullptr,
+    quant_detail::quant<T, config>(dstTensor, srcTensor, nullptr,
                            {&scaleTensor, &offsetTensor, 0.0f, 0.0f, scaleTensor.GetSize(), offsetTensor.GetSize(),
                             srcTensor.GetSize()},
                            loc);

@@ -2,7 +2,7 @@
 // SoftmaxGrad, on ND [m, k] data, row by row.
 //
 // Written from asc-devkit v8.5.0 SoftMax.md, SimpleSoftMax.md, SoftmaxFlash.md, SoftmaxFlashV2.md, LogSoftMax.md,
-// SoftmaxGrad.md (their Python formulas are the semantics):
+// SoftmaxGrad.md, SoftmaxGradFront.md, AdjustSoftMaxRes.md (their Python formulas are the semantics):
 //   SoftMax        max = rowmax(x); sum = rowsum(e^(x-max)); dst = e^(x-max) / sum
 //   SimpleSoftMax  dst = e^(x - inMax) / inSum
 //   SoftmaxFlash   update=false: as SoftMax; update=true: max = max(inMax, rowmax x), e = e^(x-max),
@@ -10,8 +10,14 @@
 //   SoftmaxFlashV2 update=false: max = rowmax x, dst = e^(x-max), sum = rowsum dst;
 //                  update=true: max = max(inMax, rowmax x), dst = e^(x-max), expMax = e^(inMax-max),
 //                  sum = expMax*inSum + rowsum dst
-//   LogSoftMax     dst = log10(softmax(x)) — the page's formula and step 8 say log10, not ln
+//   LogSoftMax     dst = log10(softmax(x)): the v8.5.0 page's Python and its step 8 say log10 (hiascend's pages up
+//                  to CANN 8.2 said np.log; from 8.5 on they say np.log10 in both places, a deliberate change)
+//   SoftmaxFlashV3 the page's Python (PASA): each row shifted per 8-lane group by (global - local mean) *
+//                  alpha / (1 - alpha), then a V2-style flash step carrying the mean (half data, float statistics)
 //   SoftmaxGrad    d = rowsum(grad*src); isFront: dst = d (one block per row); else dst = (grad - d) * src
+//   SoftmaxGradFront  SoftmaxGrad's isFront result, with isBasicBlock
+//   AdjustSoftMaxRes  rows whose max (each block's first element, or every element with stepSizeMode != 0) has
+//                  the bit pattern `from` are filled with `to`; returns whether any row matched
 // The max/sum/expMax tensors hold one 32-byte block per row, every element the row's value (SoftmaxFlashV2 with
 // SoftmaxMode::SOFTMAX_OUTPUT_WITHOUT_BRC: one element per row). Inputs given as blocks are read from the
 // block's first element.
@@ -21,7 +27,7 @@
 // the results overwrite them with values they do not define); padding rows are computed like any row.
 // Values: computed in float, each output rounded once to its type.
 // Not simulated (reported): the NZ data format; isBasicBlock is accepted only where its documented shape
-// conditions hold. Types: half/float on Atlas A2/A3; 310P is assumed the same (the v8.5.0 pages have no 310P row).
+// conditions hold. Types: half/float on Atlas A2/A3 and 310P (hiascend's SoftMax page: AI Core supported).
 // Cost: one composite instruction under the API's OpId, `passes` float repeats over m*k (a half call adds a Cast
 // in and out): SoftMax 5, SimpleSoftMax 3, SoftmaxFlash 5 (7 update), SoftmaxFlashV2 4 (6 update), LogSoftMax 6,
 // SoftmaxGrad 2 (front) / 4.
@@ -95,6 +101,16 @@ void check_modes(const char* api, const Shape& s, Loc loc) {
                               "of 64 in [%u, 2048) and the row count a multiple of 8. Pass isBasicBlock = false.",
                               api, s.m, s.k, min_k);
     }
+}
+
+// SoftmaxConfig.oriSrcM/oriSrcK make the shape a compile-time constant (the pages); one that disagrees with the
+// shape of the call is a kernel bug.
+inline void check_config_shape(const char* api, const SoftmaxConfig& config, const Shape& s, Loc loc) {
+    if ((config.oriSrcM != 0 && config.oriSrcM != s.ori_m) || (config.oriSrcK != 0 && config.oriSrcK != s.ori_k))
+        ascendc_sim::fail(Diag::BadArgument, loc,
+                          "%s: SoftmaxConfig fixes the shape at oriSrcM %u, oriSrcK %u but this call's shape is [%u, "
+                          "%u]. Make the config match, or leave oriSrcM/oriSrcK 0 for a runtime shape.",
+                          api, config.oriSrcM, config.oriSrcK, s.ori_m, s.ori_k);
 }
 
 // Sizes of the common operand sets. `rows` are [m, k] tensors, `blocks` per-row blocks.
@@ -201,6 +217,7 @@ void softmax(const char* api, OpId op, const LocalTensor<T>& dst, const LocalTen
                           api);
     Shape s = resolve<T>(api, tiling, info, loc);
     check_modes<T, isBasicBlock, isDataFormatNZ>(api, s, loc);
+    check_config_shape(api, config, s, loc);
     constexpr uint32_t blk = block_of<U>(false);
     check_rows(api, dst, s, "dstTensor", loc);
     check_rows(api, src, s, "srcTensor", loc);
@@ -408,14 +425,13 @@ void log_softmax(const LocalTensor<T>& dst, const LocalTensor<T>& sum, const Loc
                     {sum.timing(), max.timing()}, loc);
 }
 
-template <typename T, bool isDataFormatNZ>
+template <typename T, bool isDataFormatNZ, bool isBasicBlock = false>
 void grad(const LocalTensor<T>& dst, const LocalTensor<T>& g, const LocalTensor<T>& src,
           const LocalTensor<uint8_t>* tmp, const SoftMaxTiling& tiling, bool is_front, const SoftMaxShapeInfo& info,
-          Loc loc) {
-    const char* api = "SoftmaxGrad";
+          Loc loc, const char* api = "SoftmaxGrad", OpId op = OpId::SoftmaxGrad) {
     hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<T>, hl_detail::kHalfFloat, hl_detail::kHalfFloat, loc);
     Shape s = resolve<T>(api, tiling, info, loc);
-    check_modes<T, false, isDataFormatNZ>(api, s, loc);
+    check_modes<T, isBasicBlock, isDataFormatNZ>(api, s, loc);
     constexpr uint32_t blk = block_of<T>(false);
     check_rows(api, g, s, "gradTensor", loc);
     check_rows(api, src, s, "srcTensor", loc);
@@ -441,8 +457,163 @@ void grad(const LocalTensor<T>& dst, const LocalTensor<T>& g, const LocalTensor<
         store(dst, s, gv);
     }
     poison(tmp, s);
-    hl_detail::book(OpId::SoftmaxGrad, s.elements(), is_front ? 2 : 4, narrow<T>(),
+    hl_detail::book(op, s.elements(), is_front ? 2 : 4, narrow<T>(),
                     {g.timing(), src.timing(), tmp ? tmp->timing() : nullptr}, dst.timing(), {}, loc);
+}
+
+// AdjustSoftMaxRes: rows whose max block holds the bit pattern `from` are filled with `to`.
+template <typename T1, typename T2, bool isDataFormatNZ, uint8_t stepSizeMode>
+bool adjust(const LocalTensor<T1>& res, const LocalTensor<T2>& max, uint32_t from, T1 to, const SoftMaxShapeInfo& info,
+            Loc loc) {
+    const char* api = "AdjustSoftMaxRes";
+    check_nz(api, isDataFormatNZ, loc);
+    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<T1>, hl_detail::kHalfFloat, hl_detail::kHalfFloat, loc);
+    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<T2>, hl_detail::kHalfFloat, hl_detail::kHalfFloat, loc);
+    if (info.srcM == 0 || info.srcK == 0 || info.srcK * sizeof(T1) % 32 != 0)
+        ascendc_sim::fail(Diag::BadArgument, loc,
+                          "AdjustSoftMaxRes: softmaxShapeInfo {srcM %u, srcK %u}: both must be positive and srcK "
+                          "32-byte aligned (AdjustSoftMaxRes.md).",
+                          info.srcM, info.srcK);
+    uint32_t step = stepSizeMode != 0 ? 1u : 32u / sizeof(T2);
+    ascendc_sim::check_operand(res, uint64_t(info.srcM) * info.srcK, api, "softMaxRes", loc);
+    ascendc_sim::check_operand(max, uint64_t(info.srcM) * step, api, "maxTensor", loc);
+    bool found = false;
+    for (uint32_t r = 0; r < info.srcM; ++r) {
+        T2 value = max.GetPhyAddrPtr()[uint64_t(r) * step];
+        uint32_t bits = 0;
+        std::memcpy(&bits, &value, sizeof(T2));
+        if (bits != from) continue;
+        found = true;
+        for (uint32_t j = 0; j < info.srcK; ++j) res.GetPhyAddrPtr()[uint64_t(r) * info.srcK + j] = to;
+    }
+    hl_detail::book(OpId::AdjustSoftMaxRes, uint64_t(info.srcM) * info.srcK, 2, narrow<T1>(), {max.timing()},
+                    res.timing(), {}, loc);
+    return found;
+}
+
+// ---- SoftmaxFlashV3 ------------------------------------------------------------------------------------------
+
+// The tensors of one SoftmaxFlashV3 call: T = half data, U = float statistics.
+template <typename T, typename U>
+struct FlashV3 {
+    const LocalTensor<T>& dst;
+    const LocalTensor<U>& mean;
+    const LocalTensor<U>& sum;
+    const LocalTensor<U>& max;
+    const LocalTensor<T>& src;
+    const LocalTensor<T>& exp_max;
+    const LocalTensor<U>& in_mean;
+    const LocalTensor<U>& in_sum;
+    const LocalTensor<U>& in_max;
+};
+
+inline void check_v3_params(const SoftMaxParams& p, bool update, Loc loc) {
+    bool shape_ok = p.srcM == p.oriSrcM && p.srcK == p.oriSrcK && p.srcK >= 512 && p.srcK % 64 == 0 &&
+                    p.srcM % 8 == 0 && p.srcM != 0;
+    if (!shape_ok || p.splitMeanCnt != 8 || (update && p.loopCnt == 0) || !(p.alpha > 0.0f && p.alpha < 1.0f))
+        ascendc_sim::fail(Diag::BadArgument, loc,
+                          "SoftmaxFlashV3: SoftMaxParams {srcM %u, srcK %u, oriSrcM %u, oriSrcK %u, loopCnt %u, "
+                          "splitMeanCnt %u, alpha %g} is not valid: the shape must be unpadded (ori == src), srcK a "
+                          "multiple of 64 of at least 512, srcM a multiple of 8, splitMeanCnt 8, loopCnt >= 1 with "
+                          "isUpdate, and 0 < alpha < 1 (SoftmaxFlashV3.md).",
+                          p.srcM, p.srcK, p.oriSrcM, p.oriSrcK, p.loopCnt, p.splitMeanCnt,
+                          static_cast<double>(p.alpha));
+}
+
+template <typename T, typename U>
+void check_v3_operands(const FlashV3<T, U>& f, const Shape& s, bool update, const LocalTensor<uint8_t>* tmp,
+                       const SoftMaxTiling& tiling, Loc loc) {
+    const char* api = "SoftmaxFlashV3";
+    constexpr uint32_t ub = 32 / sizeof(U), tb = 32 / sizeof(T);
+    check_rows(api, f.dst, s, "dstTensor", loc);
+    check_rows(api, f.src, s, "srcTensor", loc);
+    check_blocks(api, f.mean, s, ub, "meanTensor", loc);
+    check_blocks(api, f.sum, s, ub, "expSumTensor", loc);
+    check_blocks(api, f.max, s, ub, "maxTensor", loc);
+    Span d = hl_detail::span(f.dst, s.elements(), "dstTensor"), x = hl_detail::span(f.src, s.elements(), "srcTensor");
+    Span mn = hl_detail::span(f.mean, uint64_t(s.m) * ub, "meanTensor");
+    Span sm = hl_detail::span(f.sum, uint64_t(s.m) * ub, "expSumTensor");
+    Span mx = hl_detail::span(f.max, uint64_t(s.m) * ub, "maxTensor");
+    Span em{nullptr, 0, "expMaxTensor"}, imn{nullptr, 0, "inMeanTensor"}, ism{nullptr, 0, "inExpSumTensor"},
+        imx{nullptr, 0, "inMaxTensor"};
+    if (update) {
+        check_blocks(api, f.exp_max, s, tb, "expMaxTensor", loc);
+        check_blocks(api, f.in_mean, s, ub, "inMeanTensor", loc);
+        check_blocks(api, f.in_sum, s, ub, "inExpSumTensor", loc);
+        check_blocks(api, f.in_max, s, ub, "inMaxTensor", loc);
+        em = hl_detail::span(f.exp_max, uint64_t(s.m) * tb, "expMaxTensor");
+        imn = hl_detail::span(f.in_mean, uint64_t(s.m) * ub, "inMeanTensor");
+        ism = hl_detail::span(f.in_sum, uint64_t(s.m) * ub, "inExpSumTensor");
+        imx = hl_detail::span(f.in_max, uint64_t(s.m) * ub, "inMaxTensor");
+    }
+    hl_detail::check_apart(api, d, x, true, loc);
+    hl_detail::check_apart(api, mn, imn, true, loc);
+    hl_detail::check_apart(api, sm, ism, true, loc);
+    hl_detail::check_apart(api, mx, imx, true, loc);
+    for (const Span& out : {mn, sm, mx, em})
+        for (const Span& other : {d, x}) hl_detail::check_apart(api, out, other, false, loc);
+    auto apart = [&](const Span& a, std::initializer_list<Span> others) {
+        for (const Span& b : others) hl_detail::check_apart(api, a, b, false, loc);
+    };
+    apart(mn, {sm, mx, em, ism, imx});
+    apart(sm, {mx, em, imn, imx});
+    apart(mx, {em, imn, ism});
+    apart(em, {imn, ism, imx});
+    check_workspace(api, tmp, tiling, s, {d, x, mn, sm, mx, em, imn, ism, imx}, loc);
+}
+
+// The page's Python: the row is shifted by (global mean - local mean) * alpha / (1 - alpha) per group, where group
+// g holds the elements whose position in their 64-element repeat is in [8g, 8g + 8), then a flash update.
+template <typename T, typename U, bool isUpdate>
+void flash_v3(const FlashV3<T, U>& f, const LocalTensor<uint8_t>* tmp, const SoftMaxTiling& tiling,
+              const SoftMaxParams& p, Loc loc) {
+    const char* api = "SoftmaxFlashV3";
+    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<T>, ascendc_sim::dtype_bit(ascendc_sim::DType::F16), hl_detail::kSameAsA2, loc);
+    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<U>, ascendc_sim::dtype_bit(ascendc_sim::DType::F32), hl_detail::kSameAsA2, loc);
+    check_v3_params(p, isUpdate, loc);
+    Shape s{p.srcM, p.srcK, p.srcM, p.srcK};
+    check_v3_operands(f, s, isUpdate, tmp, tiling, loc);
+    constexpr uint32_t ub = 32 / sizeof(U), tb = 32 / sizeof(T);
+    const float scalar = p.alpha / (1.0f - p.alpha);
+    const float base_k = static_cast<float>(s.k / 8);
+    std::vector<float> v = load(f.src, s);
+    std::vector<float> mean(s.m), mx(s.m), sum(s.m), em(s.m);
+    for (uint32_t r = 0; r < s.m; ++r) {
+        float* row = v.data() + uint64_t(r) * s.k;
+        float group[8] = {}, total = 0.0f;
+        for (uint32_t j = 0; j < s.k; ++j) group[(j % 64) / 8] += row[j], total += row[j];
+        float global = total / static_cast<float>(s.k);
+        for (uint32_t j = 0; j < s.k; ++j) row[j] -= (global - group[(j % 64) / 8] / base_k) * scalar;
+        float row_max = -std::numeric_limits<float>::infinity();
+        for (uint32_t j = 0; j < s.k; ++j) row_max = std::max(row_max, row[j]);
+        float shift = 0.0f;
+        if (isUpdate) {
+            float in_mean = f.in_mean.GetPhyAddrPtr()[uint64_t(r) * ub];
+            float in_max = f.in_max.GetPhyAddrPtr()[uint64_t(r) * ub];
+            mean[r] = (global + in_mean * static_cast<float>(p.loopCnt - 1)) / static_cast<float>(p.loopCnt);
+            shift = (global - mean[r]) * scalar;
+            float shift_prev = (in_mean - mean[r]) * scalar;
+            mx[r] = std::max(shift + row_max, shift_prev + in_max);
+            em[r] = std::exp(in_max - mx[r] + shift_prev);
+        } else {
+            mean[r] = global;
+            mx[r] = row_max;
+        }
+        float acc = 0.0f;
+        for (uint32_t j = 0; j < s.k; ++j) acc += row[j] = std::exp(row[j] - (mx[r] - shift));
+        sum[r] = isUpdate ? em[r] * f.in_sum.GetPhyAddrPtr()[uint64_t(r) * ub] + acc : acc;
+    }
+    store(f.dst, s, v);
+    store_blocks(f.mean, s, ub, mean);
+    store_blocks(f.sum, s, ub, sum);
+    store_blocks(f.max, s, ub, mx);
+    if (isUpdate) store_blocks(f.exp_max, s, tb, em);
+    poison(tmp, s);
+    hl_detail::book(OpId::SoftmaxFlashV3, s.elements(), isUpdate ? 9 : 7, true,
+                    {f.src.timing(), isUpdate ? f.in_mean.timing() : nullptr, isUpdate ? f.in_sum.timing() : nullptr,
+                     isUpdate ? f.in_max.timing() : nullptr, tmp ? tmp->timing() : nullptr},
+                    f.dst.timing(),
+                    {f.mean.timing(), f.sum.timing(), f.max.timing(), isUpdate ? f.exp_max.timing() : nullptr}, loc);
 }
 
 }  // namespace softmax_detail
@@ -681,6 +852,64 @@ void SoftmaxGrad(const LocalTensor<T>& dstTensor, const LocalTensor<T>& gradTens
                  const SoftMaxShapeInfo& softmaxShapeInfo = {}, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
     softmax_detail::grad<T, isDataFormatNZ>(dstTensor, gradTensor, srcTensor, &sharedTmpBuffer, tiling, isFront,
                                             softmaxShapeInfo, loc);
+}
+
+// ---- SoftmaxFlashV3 (SoftmaxFlashV3.md): half data, float statistics --------------------------------------
+
+template <typename T, typename U, bool isUpdate = false, bool isReuseSource = false, bool isBasicBlock = false,
+          bool isDataFormatNZ = false, const SoftmaxConfig& config = SOFTMAX_DEFAULT_CFG>
+void SoftmaxFlashV3(const LocalTensor<T>& dstTensor, const LocalTensor<U>& meanTensor,
+                    const LocalTensor<U>& expSumTensor, const LocalTensor<U>& maxTensor,
+                    const LocalTensor<T>& srcTensor, const LocalTensor<T>& expMaxTensor,
+                    const LocalTensor<U>& inMeanTensor, const LocalTensor<U>& inExpSumTensor,
+                    const LocalTensor<U>& inMaxTensor, const SoftMaxTiling& tiling, const SoftMaxParams& params,
+                    ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    softmax_detail::FlashV3<T, U> f{dstTensor,    meanTensor,   expSumTensor,   maxTensor,  srcTensor,
+                                    expMaxTensor, inMeanTensor, inExpSumTensor, inMaxTensor};
+    softmax_detail::flash_v3<T, U, isUpdate>(f, nullptr, tiling, params, loc);
+}
+template <typename T, typename U, bool isUpdate = false, bool isReuseSource = false, bool isBasicBlock = false,
+          bool isDataFormatNZ = false, const SoftmaxConfig& config = SOFTMAX_DEFAULT_CFG>
+void SoftmaxFlashV3(const LocalTensor<T>& dstTensor, const LocalTensor<U>& meanTensor,
+                    const LocalTensor<U>& expSumTensor, const LocalTensor<U>& maxTensor,
+                    const LocalTensor<T>& srcTensor, const LocalTensor<T>& expMaxTensor,
+                    const LocalTensor<U>& inMeanTensor, const LocalTensor<U>& inExpSumTensor,
+                    const LocalTensor<U>& inMaxTensor, const LocalTensor<uint8_t>& sharedTmpBuffer,
+                    const SoftMaxTiling& tiling, const SoftMaxParams& params,
+                    ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    softmax_detail::FlashV3<T, U> f{dstTensor,    meanTensor,   expSumTensor,   maxTensor,  srcTensor,
+                                    expMaxTensor, inMeanTensor, inExpSumTensor, inMaxTensor};
+    softmax_detail::flash_v3<T, U, isUpdate>(f, &sharedTmpBuffer, tiling, params, loc);
+}
+
+// ---- SoftmaxGradFront (SoftmaxGradFront.md): rowsum(grad * src), one 32-byte block per row ----------------------
+
+template <typename T, bool isBasicBlock = false, bool isDataFormatNZ = false>
+void SoftmaxGradFront(const LocalTensor<T>& dstTensor, const LocalTensor<T>& gradTensor,
+                      const LocalTensor<T>& srcTensor, const SoftMaxTiling& tiling,
+                      const SoftMaxShapeInfo& softmaxShapeInfo = {}, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    softmax_detail::grad<T, isDataFormatNZ, isBasicBlock>(dstTensor, gradTensor, srcTensor, nullptr, tiling, true,
+                                                          softmaxShapeInfo, loc, "SoftmaxGradFront",
+                                                          ascendc_sim::OpId::SoftmaxGradFront);
+}
+template <typename T, bool isBasicBlock = false, bool isDataFormatNZ = false>
+void SoftmaxGradFront(const LocalTensor<T>& dstTensor, const LocalTensor<T>& gradTensor,
+                      const LocalTensor<T>& srcTensor, const LocalTensor<uint8_t>& sharedTmpBuffer,
+                      const SoftMaxTiling& tiling, const SoftMaxShapeInfo& softmaxShapeInfo = {},
+                      ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    softmax_detail::grad<T, isDataFormatNZ, isBasicBlock>(dstTensor, gradTensor, srcTensor, &sharedTmpBuffer, tiling,
+                                                          true, softmaxShapeInfo, loc, "SoftmaxGradFront",
+                                                          ascendc_sim::OpId::SoftmaxGradFront);
+}
+
+// ---- AdjustSoftMaxRes (AdjustSoftMaxRes.md): `from` is the bit pattern of the max value to look for ------------
+
+template <typename T1, typename T2, bool isDataFormatNZ = false, uint8_t stepSizeMode = 0>
+bool AdjustSoftMaxRes(const LocalTensor<T1>& softMaxRes, const LocalTensor<T2>& maxTensor, const uint32_t from,
+                      const T1 to, const SoftMaxShapeInfo& softmaxShapeInfo,
+                      ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    return softmax_detail::adjust<T1, T2, isDataFormatNZ, stepSizeMode>(softMaxRes, maxTensor, from, to,
+                                                                        softmaxShapeInfo, loc);
 }
 
 }  // namespace AscendC

@@ -57,6 +57,17 @@ struct SoftMaxShapeInfo {
     uint32_t oriSrcK = 0;
 };
 
+// SoftmaxFlashV3.md: the shape and the PASA parameters.
+struct SoftMaxParams {
+    uint32_t srcM;
+    uint32_t srcK;
+    uint32_t oriSrcM;
+    uint32_t oriSrcK;
+    uint32_t loopCnt;
+    uint32_t splitMeanCnt;
+    float alpha;
+};
+
 enum class SoftmaxMode { SOFTMAX_NORMAL = 0, SOFTMAX_OUTPUT_WITHOUT_BRC = 1 };
 
 struct SoftmaxConfig {

@@ -93,6 +93,50 @@ bool GetDeepNormTilingInfo(const Shape& srcShape, const Shape& originSrcShape, c
     return true;
 }
 
+// ---- Normalize (Normalize-Tiling.md): srcShape [A, R]; the [A, R] LayerNorm's model ------------------------------
+
+template <typename Shape>
+void GetNormalizeMaxMinTmpSize(const Shape& srcShape, const uint32_t typeSizeU, const uint32_t typeSizeT,
+                               const bool isReuseSource, const bool isComputeRstd, const bool isOnlyOutput,
+                               uint32_t& maxValue, uint32_t& minValue) {
+    (void)typeSizeU;
+    GetLayerNormMaxMinTmpSize(srcShape, typeSizeT, isReuseSource, isComputeRstd, isOnlyOutput, maxValue, minValue);
+}
+
+// ---- LayerNormGrad / LayerNormGradBeta: srcShape {B, S, H, originH} (originH optional) --------------------------
+
+template <typename Shape>
+void GetLayerNormGradMaxMinTmpSize(const Shape& srcShape, const uint32_t typeSize, const bool isReuseSource,
+                                   uint32_t& maxValue, uint32_t& minValue) {
+    (void)typeSize, (void)isReuseSource;
+    host_detail::Bsh s = host_detail::bsh_of(host_detail::dims_of(srcShape));
+    minValue = norm_model::row_tmp_bytes(s.h, norm_model::kLayerNormGradFloats);
+    maxValue = (s.b * s.s == 0 ? 1 : s.b * s.s) * minValue;
+}
+template <typename Shape>
+void GetLayerNormGradNDTilingInfo(const Shape srcShape, const uint32_t stackBufferSize, const uint32_t typeSize,
+                                  const bool isReuseSource, LayerNormGradTiling& tiling) {
+    (void)typeSize, (void)isReuseSource;
+    host_detail::Bsh s = host_detail::bsh_of(host_detail::dims_of(srcShape));
+    tiling = norm_model::layer_norm_grad(s.b, s.s, s.h, s.ori_h, stackBufferSize);
+}
+template <typename Shape>
+void GetLayerNormGradBetaMaxMinTmpSize(const Shape& srcShape, const uint32_t typeSize, const bool isReuseSource,
+                                       uint32_t& maxValue, uint32_t& minValue) {
+    (void)typeSize, (void)isReuseSource;
+    host_detail::Bsh s = host_detail::bsh_of(host_detail::dims_of(srcShape));
+    uint32_t fixed = 2 * norm_model::align_up(s.h * 4u, 32u), row = norm_model::row_tmp_bytes(s.h, 2);
+    minValue = fixed + row;
+    maxValue = fixed + (s.b * s.s == 0 ? 1 : s.b * s.s) * row;
+}
+template <typename Shape>
+void GetLayerNormGradBetaNDTilingInfo(const Shape srcShape, const uint32_t stackBufferSize, const uint32_t typeSize,
+                                      const bool isReuseSource, LayerNormGradBetaTiling& tiling) {
+    (void)typeSize, (void)isReuseSource;
+    host_detail::Bsh s = host_detail::bsh_of(host_detail::dims_of(srcShape));
+    tiling = norm_model::layer_norm_grad_beta(s.b, s.s, s.h, s.ori_h, stackBufferSize);
+}
+
 // ---- BatchNorm (BatchNorm-Tiling.md): srcShape [B, S, H] (S*H 32-byte aligned), originSrcShape the unpadded one ---
 
 template <typename Shape>

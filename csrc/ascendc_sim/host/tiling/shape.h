@@ -1,6 +1,7 @@
 // The host tiling helpers take the shape the CANN pages give them (ge::Shape); ours accept any type with
 // GetDimNum()/GetDim(i) (ge::Shape, a stand-in) or a std::vector<int64_t> of dimensions.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -10,7 +11,7 @@ namespace host_detail {
 template <typename Shape>
 auto dims_of(const Shape& shape) -> decltype(shape.GetDimNum(), std::vector<int64_t>()) {
     std::vector<int64_t> dims;
-    for (size_t i = 0; i < static_cast<size_t>(shape.GetDimNum()); ++i) dims.push_back(shape.GetDim(i));
+    for (std::size_t i = 0; i < static_cast<std::size_t>(shape.GetDimNum()); ++i) dims.push_back(shape.GetDim(i));
     return dims;
 }
 
@@ -27,7 +28,7 @@ RowShape rows_of(const Shape& shape) {
     std::vector<int64_t> dims = dims_of(shape);
     if (dims.empty()) return {};
     int64_t m = 1;
-    for (size_t i = 0; i + 1 < dims.size(); ++i) m *= dims[i];
+    for (std::size_t i = 0; i + 1 < dims.size(); ++i) m *= dims[i];
     return RowShape{static_cast<uint32_t>(m), static_cast<uint32_t>(dims.back())};
 }
 

@@ -92,6 +92,24 @@ void SoftMaxFlashV2TilingFunc(const Shape& srcShape, const uint32_t dataTypeSize
     host_detail::softmax_tiling(srcShape, dataTypeSize2, localWorkSpaceSize, softmaxFlashTiling);
 }
 
+// ---- SoftmaxFlashV3 -------------------------------------------------------------------------------------------------
+
+template <typename Shape>
+void GetSoftMaxFlashV3MaxMinTmpSize(const Shape& srcShape, const uint32_t dataTypeSize1, const uint32_t dataTypeSize2,
+                                    uint32_t& maxValue, uint32_t& minValue, const bool isUpdate,
+                                    const bool isBasicBlock = false) {
+    (void)dataTypeSize1, (void)dataTypeSize2, (void)isUpdate, (void)isBasicBlock;
+    maxValue = host_detail::softmax_max_tmp(srcShape);
+    minValue = host_detail::softmax_min_tmp(srcShape);
+}
+template <typename Shape>
+void SoftMaxFlashV3TilingFunc(const Shape& srcShape, const uint32_t dataTypeSize1, const uint32_t dataTypeSize2,
+                              const uint32_t localWorkSpaceSize, SoftMaxTiling& softmaxFlashV3Tiling,
+                              const bool isUpdate, const bool isBasicBlock = false) {
+    (void)dataTypeSize1, (void)isUpdate, (void)isBasicBlock;
+    host_detail::softmax_tiling(srcShape, dataTypeSize2, localWorkSpaceSize, softmaxFlashV3Tiling);
+}
+
 // ---- SoftmaxGrad ---------------------------------------------------------------------------------------------------
 
 template <typename Shape>
@@ -111,6 +129,15 @@ void SoftMaxGradTilingFunc(const Shape& srcShape, const uint32_t dataTypeSize, c
                            SoftMaxTiling& softmaxGradTiling, const bool isFront = false) {
     (void)isFront;
     host_detail::softmax_tiling(srcShape, dataTypeSize, localWorkSpaceSize, softmaxGradTiling);
+}
+
+// ---- IsBasicBlockInSoftMax: the pages' basic-block shape (last axis a multiple of 64 in [256/size, 2048), rows a
+// multiple of 8) for the tiled shape and the rows per pass ----------------------------------------------------------
+
+inline bool IsBasicBlockInSoftMax(const SoftMaxTiling& tiling, const uint32_t dataTypeSize = 2) {
+    uint32_t k = tiling.srcK;
+    return dataTypeSize != 0 && k < 2048 && k >= 256 / dataTypeSize && k % 64 == 0 && tiling.srcM % 8 == 0 &&
+           tiling.splitM % 8 == 0 && tiling.splitM != 0;
 }
 
 // ---- LogSoftMax ----------------------------------------------------------------------------------------------------
