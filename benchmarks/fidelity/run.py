@@ -166,7 +166,8 @@ def run_variant(kernel: SimKernel, variant: Variant, soc: str = "") -> tuple[str
     launch = variant.make(generator)
     args = tuple(a.clone() if isinstance(a, torch.Tensor) else a for a in launch.args)
     try:
-        kernel.launch_isolated(launch.block_dim, *args, soc=soc or None, timeout=TIMEOUT_S)
+        # every case comes from an operator or kernel-launch project, which bisheng builds with --cce-auto-sync
+        kernel.launch_isolated(launch.block_dim, *args, soc=soc or None, timeout=TIMEOUT_S, auto_sync=True)
     except SimulatorError as exc:
         if variant.diagnostic == exc.kind:
             return "", ""

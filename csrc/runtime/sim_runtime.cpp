@@ -346,7 +346,7 @@ public:
     // arguments in a fault report ("input 0"). block_order_seed: 0 runs blocks in order.
     py::dict run(uint32_t block_dim, const py::dict& soc_dict, const std::vector<std::string>& values,
                  const std::vector<std::tuple<uint64_t, uint64_t, int32_t>>& region_list, bool counters,
-                 bool checked, uint64_t block_order_seed, const std::vector<std::string>& labels) {
+                 bool checked, uint64_t block_order_seed, const std::vector<std::string>& labels, bool auto_sync) {
         if (values.size() != args_.size())
             throw std::invalid_argument(name_ + " takes " + std::to_string(args_.size()) + " arguments, got " +
                                         std::to_string(values.size()));
@@ -366,7 +366,7 @@ public:
         for (const auto& [base, bytes, index] : region_list) regions.push_back(SimRegion{base, bytes, index, 1, 0});
         std::vector<SimCoreReport> cores(block_dim);
         SimLaunchRequest request{block_dim, &soc, pointers.data(), regions.data(), uint32_t(regions.size()),
-                                 block_order_seed, 0, 0};
+                                 block_order_seed, 0, 0, uint32_t(auto_sync)};
         SimLaunchResult result{};
         result.cores = cores.data();
         std::string debug_text;
@@ -510,5 +510,5 @@ PYBIND11_MODULE(ascendgen_sim_runtime, m) {
         .def("tiling", &KernelLibrary::tiling)
         .def("run", &KernelLibrary::run, py::arg("block_dim"), py::arg("soc"), py::arg("values"), py::arg("regions"),
              py::arg("counters") = true, py::arg("checked") = false, py::arg("block_order_seed") = 0,
-             py::arg("labels") = std::vector<std::string>{});
+             py::arg("labels") = std::vector<std::string>{}, py::arg("auto_sync") = false);
 }

@@ -57,6 +57,7 @@ struct LaunchState {
     std::vector<SimRegion> regions;  // sorted by base
     uint32_t block_dim = 0;
     uint32_t resident_cores = 0;  // blocks that run at the same time
+    bool auto_sync = false;  // SimLaunchRequest::auto_sync: the compiler synchronises the scalar pipe itself
     std::atomic<bool> abort{false};
     std::mutex atomic_mutex;  // serialises atomic-add copies to GM
 
@@ -323,9 +324,16 @@ inline const char* pipe_name(int pipe) {
          pipe_name(other), pipe_name(pipe), other_loc.line, pipe_name(other), pipe_name(pipe));
 }
 
+// With auto_sync (--cce-auto-sync) the compiler inserts the waits between the scalar pipe and the others itself
+// (支持自动同步.md: MTE2-Scalar, MTE3-Scalar, Vector-Scalar, Vector-Vector), so no hand-over involving S races.
+inline bool synchronised_by_compiler(const CoreState& c, int a, int b) {
+    return c.launch->auto_sync && (a == kPipeS || b == kPipeS);
+}
+
 inline void note_read(CoreState& c, BufferTiming* b, int pipe) {
     if (b == nullptr) return;
-    if (b->writer >= 0 && b->writer != pipe && c.clock[pipe].seen[b->writer] < b->write_seq)
+    if (b->writer >= 0 && b->writer != pipe && c.clock[pipe].seen[b->writer] < b->write_seq &&
+        !synchronised_by_compiler(c, pipe, b->writer))
         fail_pipe_race(c, pipe, b->writer, false, b->write_loc);
     b->reader = int8_t(pipe);
     b->read_seq = ++c.seq;
@@ -334,10 +342,12 @@ inline void note_read(CoreState& c, BufferTiming* b, int pipe) {
 
 inline void note_write(CoreState& c, BufferTiming* b, int pipe) {
     if (b == nullptr) return;
-    if (b->writer >= 0 && b->writer != pipe && c.clock[pipe].seen[b->writer] < b->write_seq)
+    if (b->writer >= 0 && b->writer != pipe && c.clock[pipe].seen[b->writer] < b->write_seq &&
+        !synchronised_by_compiler(c, pipe, b->writer))
         fail_pipe_race(c, pipe, b->writer, false, b->write_loc);
     // A scalar read is done when the next instruction issues, so only MTE/V reads can be overtaken.
-    if (b->reader >= 0 && b->reader != pipe && b->reader != kPipeS && c.clock[pipe].seen[b->reader] < b->read_seq)
+    if (b->reader >= 0 && b->reader != pipe && b->reader != kPipeS && c.clock[pipe].seen[b->reader] < b->read_seq &&
+        !synchronised_by_compiler(c, pipe, b->reader))
         fail_pipe_race(c, pipe, b->reader, true, b->read_loc);
     b->writer = int8_t(pipe);
     b->write_seq = ++c.seq;

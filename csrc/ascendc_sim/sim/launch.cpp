@@ -300,6 +300,7 @@ int run_launch(BlockBody body, const SimLaunchRequest* request, SimLaunchResult*
     const SimSocProfile soc = CostModel::launch_profile(*request->soc, resident);
     LaunchState launch;
     launch.soc = &soc;
+    launch.auto_sync = request->auto_sync != 0;
     launch.block_dim = request->block_dim;
     launch.resident_cores = resident;
     launch.regions.assign(request->regions, request->regions + request->n_regions);

@@ -3,7 +3,7 @@
 #pragma once
 #include <stdint.h>
 
-#define ASCENDC_SIM_ABI_VERSION 3
+#define ASCENDC_SIM_ABI_VERSION 4
 #define ASCENDC_SIM_MAX_OPS 256  // room for the documented vector API (issue 14)
 #define ASCENDC_SIM_PIPES 4  // MTE2 (GM->UB), V (vector), MTE3 (UB->GM), S (scalar)
 
@@ -50,6 +50,10 @@ struct SimLaunchRequest {
     // (LocalTensor::GetPhyAddr), `ub_shadow_stride` bytes apart; 0: the real UB addresses.
     uint64_t ub_shadow;
     uint64_t ub_shadow_stride;
+    // 1: the kernel was built as bisheng builds operator projects and kernel-launch projects, with --cce-auto-sync:
+    // the compiler synchronises the scalar pipe with MTE2, MTE3 and V, so only MTE2/V/MTE3 hand-overs need queues
+    // or flags. 0: every cross-pipe hand-over needs them (how torch_ascendgen builds its own kernels).
+    uint32_t auto_sync;
 };
 
 struct SimCoreReport {

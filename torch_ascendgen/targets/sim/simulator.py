@@ -141,7 +141,8 @@ class SimKernel:
         return Tiling(data, blocks, workspace)
 
     def launch(self, block_dim: int, *args: Any, soc: str | None = None, counters: bool = True,
-               checked: bool = False, block_order_seed: int = 0, labels: Sequence[str] = ()) -> RunReport:
+               checked: bool = False, block_order_seed: int = 0, labels: Sequence[str] = (),
+               auto_sync: bool = False) -> RunReport:
         """Run on ``block_dim`` logical cores in this process; raise SimulatorError on a rule violation.
 
         ``counters=False`` leaves the report's per-core counters empty (the estimate is still made):
@@ -152,13 +153,16 @@ class SimKernel:
         it writes which argument, offset and code to stderr before the process dies. Use it only in an
         expendable process (a sandboxed child or worker), never in the user's. ``labels`` name the
         arguments in that report ("input 0"). ``block_order_seed``: 0 hands blocks to cores in order,
-        anything else in an order drawn from it."""
+        anything else in an order drawn from it. ``auto_sync=True`` runs the kernel as bisheng builds operator and
+        kernel-launch projects (--cce-auto-sync, on by default there): the compiler synchronises the scalar pipe
+        with MTE2, MTE3 and V, so only the MTE2/V/MTE3 hand-overs need queues or flags; torch_ascendgen builds its
+        own kernels without it."""
         profile = get_soc(soc or config.default_soc())
         if not isinstance(block_dim, int) or block_dim < 1 or block_dim > 65535:
             raise KernelArgumentError(f"block_dim must be an int from 1 to 65535, got {block_dim!r}")
         values, regions, keep_alive = self._marshal(args)
         result = self._library.run(block_dim, _sim_dict(profile), values, regions, counters, checked,
-                                   block_order_seed & (2**64 - 1), list(labels))
+                                   block_order_seed & (2**64 - 1), list(labels), auto_sync)
         del keep_alive
         text = result.get("debug_text", "")
         if result["status"] == 1:
@@ -172,13 +176,14 @@ class SimKernel:
                          result["cores"], text)
 
     def launch_isolated(self, block_dim: int, *args: Any, soc: str | None = None,
-                        timeout: float | None = None, checked: bool = False) -> RunReport:
+                        timeout: float | None = None, checked: bool = False, auto_sync: bool = False) -> RunReport:
         """Like launch, in a child process with a time limit; tensor arguments receive the results."""
         limit = config.run_timeout_s() if timeout is None else timeout
         runtime = str(build_runtime_module())  # the sandboxed child only loads it
         what = f"kernel {self.entry}"
         launched, failure = run_in_child(_launch_in_child_keeping_text, self.build, self.source, self.filename,
-                                         block_dim, list(args), soc, runtime, checked, timeout=limit, what=what)
+                                         block_dim, list(args), soc, runtime, checked, auto_sync, timeout=limit,
+                                         what=what)
         if failure is not None:
             raise _failure_from_child(failure, what)
         report, after = launched
@@ -265,10 +270,10 @@ def _launches_rewritten(text: str) -> str:
 
 
 def _launch_in_child(build: SimBuild, source: str, filename: str, block_dim: int, args: list, soc: str | None,
-                     runtime_library: str, checked: bool = False):
+                     runtime_library: str, checked: bool = False, auto_sync: bool = False):
     use_runtime_module(runtime_library)
     kernel = SimKernel(build, source, filename)
-    report = kernel.launch(block_dim, *args, soc=soc, checked=checked)
+    report = kernel.launch(block_dim, *args, soc=soc, checked=checked, auto_sync=auto_sync)
     return report, [a if isinstance(a, torch.Tensor) else None for a in args]
 
 

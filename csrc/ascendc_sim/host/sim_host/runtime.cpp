@@ -443,8 +443,9 @@ int run_now(const KernelLaunch& launch) {
     }
     std::vector<SimRegion> regions = launch_regions(launch);
     std::vector<SimCoreReport> cores(launch.block_dim);
+    // A kernel-launch project builds with --cce-auto-sync on (支持自动同步.md): the compiler syncs the scalar pipe.
     SimLaunchRequest request{launch.block_dim, &state().soc, const_cast<void**>(launch.values.data()),
-                             regions.data(), uint32_t(regions.size()), 0, 0, 0};
+                             regions.data(), uint32_t(regions.size()), 0, 0, 0, 1};
     SimLaunchResult result{};
     result.cores = cores.data();
     int status = 0;
