@@ -17,7 +17,7 @@ enum Mode : uint32_t {
     OK = 0,
     ROW_DOES_NOT_FIT = 1,     // scratch for two rows on top of the queues
     TBUF_PER_ROW = 2,         // one TBuf per row: more than 64 buffers
-    QUEUE_PER_INPUT = 3,      // five double-buffered VECIN queues: more than 8 buffers at VECIN
+    QUEUE_PER_INPUT = 3,      // five double-buffered VECIN queues, every buffer allocated at once: 10 held
     GET_TWO_ROWS = 4,         // TBuf::Get of more elements than the TBuf holds
     PACKED_TEMPORARIES = 5,   // second half temporary at cols * sizeof(half) bytes, not rounded up to 32
     SECOND_TPIPE = 6,
@@ -51,7 +51,7 @@ public:
         }
         if (mode == QUEUE_PER_INPUT || mode == FREE_EVENTS_THEN_MORE) {
             for (int32_t i = 0; i < EXTRA_INPUTS; i++) {
-                pipe.InitBuffer(extraQueues[i], BUFFER_NUM, 32); // <- queue_per_input
+                pipe.InitBuffer(extraQueues[i], BUFFER_NUM, 32);
                 if (mode == FREE_EVENTS_THEN_MORE) extraQueues[i].FreeAllEvent();
             }
         }
@@ -70,6 +70,15 @@ public:
     }
     __aicore__ inline void Process()
     {
+        if (mode == QUEUE_PER_INPUT || mode == FREE_EVENTS_THEN_MORE) {
+            AscendC::LocalTensor<float> held[EXTRA_INPUTS][BUFFER_NUM];
+            for (int32_t i = 0; i < EXTRA_INPUTS; i++) {
+                for (int32_t b = 0; b < BUFFER_NUM; b++) {
+                    held[i][b] = extraQueues[i].AllocTensor<float>(); // <- queue_per_input
+                    if (mode == FREE_EVENTS_THEN_MORE) extraQueues[i].FreeTensor(held[i][b]);
+                }
+            }
+        }
         AscendC::LocalTensor<float> bias = biasBuf.Get<float>(mode == GET_TWO_ROWS ? 2 * cols : cols); // <- get_two_rows
         AscendC::DataCopy(bias, biasGm, cols);
         if (mode == PACKED_TEMPORARIES) {

@@ -167,7 +167,7 @@ CASES = [
          "smaller tile length"),
     Case("tbuf_per_row", "row_scale", "too_many_buffers", lambda: row_scale("TBUF_PER_ROW", 70, 64), "in one TBuf"),
     Case("queue_per_input", "row_scale", "too_many_buffers", lambda: row_scale("QUEUE_PER_INPUT", 2, 64),
-         "FreeAllEvent"),
+         "Free tensors"),
     Case("get_two_rows", "row_scale", "local_overrun", lambda: row_scale("GET_TWO_ROWS", 2, 64), "more bytes"),
     Case("packed_temporaries", "row_scale", "ub_misaligned", lambda: row_scale("PACKED_TEMPORARIES", 2, 1000),
          "up to 32 bytes"),

@@ -80,7 +80,7 @@ struct CoreState {
     uint8_t* ub = nullptr;
     uint8_t* ub_shadow = nullptr;  // checked launches: where the kernel sees this UB (LocalTensor::GetPhyAddr)
     uint32_t ub_used = 0;
-    uint32_t queue_buffers[32] = {};  // per TPosition, for the event-ID limit
+    uint32_t queue_held[32] = {};  // per TPosition: queue tensors allocated and not freed (the event-ID limit)
     uint32_t buffers = 0;             // queue buffers and TBufs, at most 64 per kernel
     double pipe_free[ASCENDC_SIM_PIPES] = {};
     double pipe_done[ASCENDC_SIM_PIPES] = {};  // when the results of everything issued on the pipe are in place

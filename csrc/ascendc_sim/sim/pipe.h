@@ -120,6 +120,7 @@ public:
         for (uint32_t k = 0; k < num_; ++k) {
             uint32_t i = (next_alloc_ + k) % num_;
             if (slots_[i].state == Free) {
+                hold_event(loc);
                 next_alloc_ = (i + 1) % num_;
                 slots_[i].state = Allocated;
                 slots_[i].alloc_loc = loc;
@@ -206,6 +207,10 @@ public:
                               "FreeTensor of a tensor that is still in the queue (EnQue'd, not yet DeQue'd). DeQue "
                               "it and use it first, then FreeTensor the tensor DeQue returned.");
         slots_[i].state = Free;
+        if (ascendc_sim::t_core != nullptr) {
+            uint32_t& held = ascendc_sim::t_core->queue_held[static_cast<int>(src)];
+            held -= held > 0 ? 1 : 0;
+        }
     }
 
     bool VacantInQue() const { return queued_ < uint32_t(depth > 0 ? depth : kMaxBuffers); }
@@ -216,27 +221,36 @@ public:
             if (slots_[i].state == Free) return true;
         return false;
     }
-    // Gives back the queue's event IDs, so that more queue buffers fit at its TPosition (TQue简介.md).
-    void FreeAllEvent() {
-        if (ascendc_sim::t_core != nullptr && events_ != 0) {
-            uint32_t& held = ascendc_sim::t_core->queue_buffers[static_cast<int>(src)];
-            held -= std::min(held, events_);
-        }
-        events_ = 0;
-    }
+    // Event IDs are taken by allocated tensors (hold_event) and given back by FreeTensor, so there is nothing
+    // left to give back here; kept so that kernels written for the older per-buffer rule compile.
+    void FreeAllEvent() {}
 
     // Simulator internals, used by TPipe.
     void sim_init(uint8_t* base, uint32_t num, uint32_t len) {
         base_ = base;
         num_ = num;
         len_ = len;
-        events_ = num;
         for (uint32_t i = 0; i < num; ++i) slots_[i] = Slot{};
         head_ = queued_ = next_alloc_ = 0;
     }
     static constexpr TPosition position() { return src; }
 
 private:
+    // Every allocated tensor holds one of the TPosition's 8 event IDs until FreeTensor (AllocTensor.md: at most 8
+    // tensors allocated one after another on all queues of one TPosition, on Atlas A2/A3 and 310P). Older pages
+    // counted InitBuffer's buffers instead (TQue简介.md, CANN 8.0); kernels in production rely on the newer rule.
+    void hold_event(ascendc_sim::Loc loc) {
+        ascendc_sim::CoreState& c = ascendc_sim::core(loc);
+        uint32_t& held = c.queue_held[static_cast<int>(src)];
+        if (held >= uint32_t(ascendc_sim::kEventIds))
+            ascendc_sim::fail(ascendc_sim::Diag::TooManyBuffers, loc,
+                              "AllocTensor while %u tensors of queues at this TPosition are allocated and not yet "
+                              "freed; each holds one of the 8 hardware event IDs, so at most 8 are possible. Free "
+                              "tensors after their last use before allocating more, or use a TBuf for scratch memory.",
+                              held);
+        ++held;
+    }
+
     enum State : uint8_t { Free, Allocated, Queued, Dequeued };
     struct Slot {
         State state = Free;
@@ -281,7 +295,6 @@ private:
     uint32_t head_ = 0;
     uint32_t queued_ = 0;
     uint32_t next_alloc_ = 0;
-    uint32_t events_ = 0;  // event IDs held at the TPosition until FreeAllEvent
 };
 
 template <TPosition pos, int32_t depth = 1, auto mask = 0>
@@ -359,24 +372,14 @@ public:
     template <class Queue>
     bool InitBuffer(Queue& queue, uint32_t num, uint32_t len, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
         ascendc_sim::CoreState& c = ascendc_sim::core(loc);
-        constexpr TPosition position = Queue::position();
-        uint32_t& in_position = c.queue_buffers[static_cast<int>(position)];
         if (num == 0 || num > 255)
             ascendc_sim::fail(ascendc_sim::Diag::BadArgument, loc,
                               "InitBuffer with num = %u: num is a uint8_t buffer count from 1 to 8 (1: single, 2: "
                               "double buffering). Make each buffer larger instead of asking for more of them.",
                               num);
-        if (in_position + num > uint32_t(ascendc_sim::kEventIds))
-            ascendc_sim::fail(ascendc_sim::Diag::TooManyBuffers, loc,
-                              "InitBuffer gives this queue %u buffers, making %u queue buffers at the same "
-                              "TPosition; each holds one of the 8 hardware event IDs, so at most 8 are possible. "
-                              "Use fewer queues or buffers, a TBuf for scratch memory, or FreeAllEvent on queues "
-                              "no longer used.",
-                              num, in_position + num);
         sim_detail::count_buffers(c, num, loc);
         uint32_t padded = sim_detail::round_up_32(len);
         uint8_t* base = sim_detail::carve_ub(padded * num, "a queue", loc);
-        in_position += num;
         queue.sim_init(base, num, padded);
         return true;
     }
@@ -437,7 +440,7 @@ private:
         ascendc_sim::CoreState& c = *ascendc_sim::t_core;
         c.ub_used = ub_start_;
         c.buffers = 0;
-        for (uint32_t& n : c.queue_buffers) n = 0;
+        for (uint32_t& n : c.queue_held) n = 0;
     }
 
     uint32_t ub_start_ = 0;
