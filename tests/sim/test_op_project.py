@@ -155,6 +155,18 @@ def test_optional_input_and_user_workspace(probe):
     assert torch.equal(probe(x, bias), x + bias)
 
 
+@pytest.mark.parametrize(("soc", "facts"), [
+    ("Ascend910B4", (40, 20, 196608, 1)),    # SocVersion::ASCEND910B
+    ("Ascend910_9391", (48, 24, 196608, 2)),  # ASCEND910_93
+    ("Ascend310P3", (8, 8, 262144, 3)),       # ASCEND310P
+])
+def test_the_platform_api_reports_the_simulated_soc(probe, soc, facts):
+    plan = probe.plan(torch.randn(4), None, soc=soc)
+    aiv, aic, ub, version, tsch, manager = struct.unpack("<16xIIQIII4x", plan.tiling)
+    assert (aiv, aic, ub, version) == facts
+    assert tsch == 5 and manager == aiv  # CalcTschBlockDim of a vector-only op; PlatformAscendCManager's SoC
+
+
 def test_calls_that_do_not_match_the_opdef_name_the_fix(add_custom, softmax):
     x32, x16 = torch.randn(8), torch.randn(8).half()
     with pytest.raises(OpProjectError, match=r"declares no dtype combination for x=torch.float32, y=torch.float16"):
@@ -222,5 +234,9 @@ def test_the_kernel_prelude_defines_the_combination(add_custom):
     assert "#define DT_FLOAT16 1\n" in source and "TILING_KEY_VAR" not in source
     assert '#include "host/register/tilingdata_base.h"' in source
     assert "\n#line 1\n" + add_custom.op_kernel[1] in source
+    old_style = add_custom.op_kernel[1].replace(", GM_ADDR workspace, GM_ADDR tiling)", ", GM_ADDR tiling)")
+    with pytest.raises(OpProjectError, match=r"add_custom takes 4 parameters; .* \(x, y\), its outputs \(z\), then "
+                                             r"workspace and tiling: 5 GM_ADDR parameters"):
+        kernel_source(description, 0, add_custom.tiling_header[1], old_style)
     keyed = kernel_source(description, 2, add_custom.tiling_header[1], add_custom.op_kernel[1], tiling_key=7)
     assert "#define DTYPE_Y int32_t\n" in keyed and "#define TILING_KEY_VAR 7\n" in keyed

@@ -233,6 +233,7 @@ def kernel_source(description: OpDescription, combo: int, tiling_header: str, ke
         raise OpProjectError(f"the tiling header registers no TilingData class for {description.op_type}: add "
                              f"REGISTER_TILING_DATA_CLASS({description.op_type}, <its TilingData class>)")
     entry = find_entry(kernel)
+    _check_entry_parameters(description, kernel, entry)
     lines = ["// torch_ascendgen operator-project prelude", '#include "kernel_operator.h"',
              '#include "sim/op_project.h"']
     lines += [f"#define {name} {value}" for name, (value, _, _) in GE_DTYPES.items()]
@@ -251,6 +252,19 @@ def kernel_source(description: OpDescription, combo: int, tiling_header: str, ke
 
 
 # ---- checks, each naming the problem and the fix -------------------------------------------------------------
+
+def _check_entry_parameters(description: OpDescription, kernel: str, entry: str) -> None:
+    """The entry takes the inputs, the outputs, the workspace and the tiling, in that order."""
+    found = re.search(rf"\b{entry}\s*\(([^)]*)\)", kernel)
+    count = len([p for p in found.group(1).split(",") if p.strip()]) if found else -1
+    wanted = len(description.inputs) + len(description.outputs) + 2
+    if found and count != wanted:
+        inputs = ", ".join(d.name for d in description.inputs)
+        outputs = ", ".join(d.name for d in description.outputs)
+        raise OpProjectError(f"{entry} takes {count} parameters; the kernel of {description.op_type} takes its inputs "
+                             f"({inputs}), its outputs ({outputs}), then workspace and tiling: {wanted} GM_ADDR "
+                             "parameters")
+
 
 @functools.cache
 def _profiles() -> tuple[SocProfile, ...]:

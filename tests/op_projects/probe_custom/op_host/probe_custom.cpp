@@ -30,6 +30,14 @@ static ge::graphStatus TilingFunc(gert::TilingContext *context)
     tiling.set_length(context->GetInputShape(0)->GetStorageShape().GetShapeSize());
     tiling.set_hasBias(context->GetOptionalInputShape(1) != nullptr ? 1 : 0);
     tiling.set_mode(mode);
+    uint64_t ubSize = 0;
+    platform.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ubSize);
+    tiling.set_coreNumAiv(platform.GetCoreNumAiv());
+    tiling.set_coreNumAic(platform.GetCoreNumAic());
+    tiling.set_ubSize(ubSize);
+    tiling.set_socVersion(static_cast<uint32_t>(platform.GetSocVersion()));
+    tiling.set_tschBlockDim(platform.CalcTschBlockDim(5, 0, platform.GetCoreNumAiv()));
+    tiling.set_managerCoreNum(platform_ascendc::PlatformAscendCManager::GetInstance()->GetCoreNum());
     context->SetBlockDim(1);
     tiling.SaveToBuffer(context->GetRawTilingData()->GetData(), context->GetRawTilingData()->GetCapacity());
     context->GetRawTilingData()->SetDataSize(tiling.GetDataSize());

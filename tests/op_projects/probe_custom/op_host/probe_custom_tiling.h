@@ -9,6 +9,12 @@ BEGIN_TILING_DATA_DEF(ProbeTilingData)
   TILING_DATA_FIELD_DEF(uint32_t, length);
   TILING_DATA_FIELD_DEF(uint32_t, hasBias);
   TILING_DATA_FIELD_DEF(int64_t, mode);
+  TILING_DATA_FIELD_DEF(uint32_t, coreNumAiv);    // what the platform API reported, for the tests
+  TILING_DATA_FIELD_DEF(uint32_t, coreNumAic);
+  TILING_DATA_FIELD_DEF(uint64_t, ubSize);
+  TILING_DATA_FIELD_DEF(uint32_t, socVersion);
+  TILING_DATA_FIELD_DEF(uint32_t, tschBlockDim);
+  TILING_DATA_FIELD_DEF(uint32_t, managerCoreNum);
 END_TILING_DATA_DEF;
 REGISTER_TILING_DATA_CLASS(ProbeCustom, ProbeTilingData)
 
