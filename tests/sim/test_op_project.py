@@ -87,9 +87,8 @@ def test_tiling_bytes_have_the_layout_the_kernel_reads(add_custom, softmax):
 def test_the_launch_runs_the_branch_of_its_tiling_key(add_custom):
     """A length with a tail launched with key 1 takes the DataCopy branch, which the simulator refuses."""
     x = torch.randn(3, 37, dtype=torch.float16)
-    description = add_custom.describe()
     plan = add_custom.plan(x, x)
-    kernel = add_custom._kernel(description, 0, plan.tiling_key)
+    kernel = add_custom.kernel(x, x)
     z = torch.zeros_like(x)
     workspace = torch.zeros(32, dtype=torch.uint8)
     kernel.launch(plan.block_dim, x, x, z, workspace, plan.tiling, 2)
@@ -162,9 +161,39 @@ def test_optional_input_and_user_workspace(probe):
 ])
 def test_the_platform_api_reports_the_simulated_soc(probe, soc, facts):
     plan = probe.plan(torch.randn(4), None, soc=soc)
-    aiv, aic, ub, version, tsch, manager = struct.unpack("<16xIIQIII4x", plan.tiling)
+    aiv, aic, ub, version, tsch, manager, instances = struct.unpack("<16xIIQIIII", plan.tiling)
     assert (aiv, aic, ub, version) == facts
     assert tsch == 5 and manager == aiv  # CalcTschBlockDim of a vector-only op; PlatformAscendCManager's SoC
+    assert instances == 1  # the OPTIONAL bias left out takes no input instance
+
+
+def test_input_instances_and_opdef_indices(probe):
+    with_bias = probe.plan(torch.randn(4), torch.randn(4))
+    assert struct.unpack("<I", with_bias.tiling[-4:]) == (2,)
+
+
+@pytest.fixture(scope="module")
+def add_n() -> OpProject:
+    return OpProject.from_directory(PROJECTS / "add_n_custom")
+
+
+@pytest.mark.parametrize(("count", "shape", "dtype"), [(3, (5, 33), torch.float32), (2, (1000,), torch.float16),
+                                                        (1, (64,), torch.float32)])
+def test_dynamic_input_reaches_the_kernel_as_a_list(add_n, count, shape, dtype):
+    xs = [torch.randn(shape).to(dtype) for _ in range(count)]
+    expected = xs[0].clone()
+    for x in xs[1:]:
+        expected += x
+    assert torch.equal(add_n(xs), expected)
+
+
+def test_dynamic_input_errors(add_n):
+    with pytest.raises(OpProjectError, match=r"input x is DYNAMIC; pass a non-empty list of tensors"):
+        add_n(torch.randn(4))
+    with pytest.raises(OpProjectError, match=r"TilingFunc of AddNCustom returned failure"):
+        add_n([torch.randn(4), torch.randn(5)])
+    with pytest.raises(OpProjectError, match=r"no dtype combination for x=\[torch.float32, torch.float16\]"):
+        add_n([torch.randn(4), torch.randn(4).half()])
 
 
 def test_calls_that_do_not_match_the_opdef_name_the_fix(add_custom, softmax):

@@ -218,15 +218,18 @@ def parse_description(answer: str) -> OpDescription:
                          tuple(fields["config"]), *(bool(f) for f in functions))
 
 
-def run_request(profile: SocProfile, op_type: str, inputs: list[TensorSpec], outputs: list[TensorSpec],
+def run_request(profile: SocProfile, op_type: str, inputs: list[tuple[int, TensorSpec]], outputs: list[TensorSpec],
                 attrs: list[str]) -> str:
-    """The ``run`` request; ``attrs`` are driver lines (``attr <index> <kind> <values>``)."""
+    """The ``run`` request: ``inputs`` are (OpDef input index, spec), one per instance (several for a DYNAMIC
+    input, one not present for an absent OPTIONAL one); ``attrs`` are driver lines (``attr <index> <kind> ...``)."""
     lines = ["mode run", f"op {op_type}", soc_line(profile)]
-    for word, specs in (("input", inputs), ("output", outputs)):
-        for spec in specs:
-            dims = " ".join(str(int(d)) for d in spec.shape)
-            lines.append(f"{word} {int(spec.present)} {spec.dtype} {spec.format} {len(spec.shape)} {dims}".rstrip())
+    lines += [f"input {ir} {int(spec.present)} {_tensor_words(spec)}" for ir, spec in inputs]
+    lines += [f"output {_tensor_words(spec)}" for spec in outputs]
     return "\n".join([*lines, *attrs]) + "\n"
+
+
+def _tensor_words(spec: TensorSpec) -> str:
+    return " ".join(str(int(v)) for v in (spec.dtype, spec.format, len(spec.shape), *spec.shape))
 
 
 def parse_plan(answer: str) -> HostPlan:

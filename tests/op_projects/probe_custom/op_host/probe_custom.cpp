@@ -38,6 +38,10 @@ static ge::graphStatus TilingFunc(gert::TilingContext *context)
     tiling.set_socVersion(static_cast<uint32_t>(platform.GetSocVersion()));
     tiling.set_tschBlockDim(platform.CalcTschBlockDim(5, 0, platform.GetCoreNumAiv()));
     tiling.set_managerCoreNum(platform_ascendc::PlatformAscendCManager::GetInstance()->GetCoreNum());
+    tiling.set_inputInstances(context->GetComputeNodeInputNum());
+    if (context->GetInputShape(tiling.get_inputInstances()) != nullptr) {
+        return ge::GRAPH_FAILED;  // instance indices end with the inputs given
+    }
     context->SetBlockDim(1);
     tiling.SaveToBuffer(context->GetRawTilingData()->GetData(), context->GetRawTilingData()->GetCapacity());
     context->GetRawTilingData()->SetDataSize(tiling.GetDataSize());

@@ -15,6 +15,7 @@ BEGIN_TILING_DATA_DEF(ProbeTilingData)
   TILING_DATA_FIELD_DEF(uint32_t, socVersion);
   TILING_DATA_FIELD_DEF(uint32_t, tschBlockDim);
   TILING_DATA_FIELD_DEF(uint32_t, managerCoreNum);
+  TILING_DATA_FIELD_DEF(uint32_t, inputInstances);  // 1 without bias, 2 with
 END_TILING_DATA_DEF;
 REGISTER_TILING_DATA_CLASS(ProbeCustom, ProbeTilingData)
 
