@@ -269,3 +269,20 @@ def test_the_kernel_prelude_defines_the_combination(add_custom):
         kernel_source(description, 0, add_custom.tiling_header[1], old_style)
     keyed = kernel_source(description, 2, add_custom.tiling_header[1], add_custom.op_kernel[1], tiling_key=7)
     assert "#define DTYPE_Y int32_t\n" in keyed and "#define TILING_KEY_VAR 7\n" in keyed
+    assert "ascendgen_registered_tiling_AddCustom::type\n" in keyed
+
+
+@pytest.mark.unit
+def test_a_struct_registered_for_a_tiling_key_is_read_under_that_key(add_custom):
+    """REGISTER_TILING_DATA_CLASS(<OpType>_<key>, S): GET_TILING_DATA reads an S under that key, the default
+    struct under any other; such kernels are built once per key."""
+    header = add_custom.tiling_header[1].replace(
+        "REGISTER_TILING_DATA_CLASS(AddCustom, TilingData)",
+        "REGISTER_TILING_DATA_CLASS(AddCustom, TilingData)\nREGISTER_TILING_DATA_CLASS(AddCustom_2, TailTiling)")
+    project = OpProject(("add_custom_tiling.h", header), add_custom.op_host, add_custom.op_kernel)
+    assert project._per_key and not add_custom._per_key
+    description = add_custom.describe()
+    for key, struct_type in ((2, "AddCustom_2"), (1, "AddCustom")):
+        source = kernel_source(description, 0, header, add_custom.op_kernel[1], tiling_key=key)
+        registered = f"::optiling::ascendgen_registered_tiling_{struct_type}::type"
+        assert f"#define ASCENDGEN_OP_TILING_TYPE {registered}\n" in source

@@ -226,8 +226,10 @@ class OpProject:
 
     @property
     def _per_key(self) -> bool:
-        """The kernel tests TILING_KEY_VAR in the preprocessor: it is built once per tiling key."""
-        return "TILING_KEY_VAR" in self.op_kernel[1]
+        """The kernel is built once per tiling key: it tests TILING_KEY_VAR in the preprocessor, or the tiling
+        header registers a struct for some key (REGISTER_TILING_DATA_CLASS(<OpType>_<key>, ...))."""
+        return "TILING_KEY_VAR" in self.op_kernel[1] or any(
+            re.fullmatch(r"\w+_\d+", op) for op, _ in _REGISTERED.findall(self.tiling_header[1]))
 
     def _kernel(self, description: OpDescription, call: _Call, tiling_key: int) -> SimKernel:
         name, text = self.op_kernel
@@ -261,7 +263,9 @@ def kernel_source(description: OpDescription, combo: int, tiling_header: str, ke
         macro = re.sub(r"\W", "_", decl.name).upper()
         name, ctype, _ = _BY_VALUE.get(decl.dtype_at(combo), ("DT_UNDEFINED", "void", None))
         lines += [f"#define DTYPE_{macro} {ctype}", f"#define ORIG_DTYPE_{macro} {name}"]
-    registered = f"::optiling::ascendgen_registered_tiling_{description.op_type}::type"
+    keyed = f"{description.op_type}_{tiling_key}"
+    own = tiling_key is not None and any(op == keyed for op, _ in _REGISTERED.findall(tiling_header))
+    registered = f"::optiling::ascendgen_registered_tiling_{keyed if own else description.op_type}::type"
     lines.append(f"#define ASCENDGEN_OP_TILING_TYPE {registered}")
     if tiling_key is not None:
         lines.append(f"#define TILING_KEY_VAR {int(tiling_key)}")
