@@ -16,7 +16,13 @@ import pytest
 import torch
 
 from torch_ascendgen import config
-from torch_ascendgen.errors import KernelCrashError, KernelTimeoutError, OpProjectError, SimulatorError
+from torch_ascendgen.errors import (
+    KernelBuildError,
+    KernelCrashError,
+    KernelTimeoutError,
+    OpProjectError,
+    SimulatorError,
+)
 from torch_ascendgen.targets.sim.op_project import OpProject, kernel_source
 
 PROJECTS = Path(__file__).resolve().parent.parent / "op_projects"
@@ -253,6 +259,23 @@ def test_kernel_diagnostics_name_the_op_kernel_line(probe):
     assert "xGm.GetValue(i)" in error.source_line
     kernel = (PROJECTS / "probe_custom/op_kernel/probe_custom.cpp").read_text().splitlines()
     assert "xGm.GetValue(i)" in kernel[error.line - 1]
+
+
+def test_build_errors_name_the_project_file_and_line(add_custom):
+    host = PROJECTS / "add_custom" / "op_host"
+    header, op_host_text = (host / "add_custom_tiling.h").read_text(), (host / "add_custom.cpp").read_text()
+    kernel = add_custom.op_kernel[1].replace("    GET_TILING_DATA(tiling_data, tiling);",
+                                             "    GET_TILING_DATA(tiling_data, tiling);\n    NoSuchApi(x);")
+    line = kernel.splitlines().index("    NoSuchApi(x);") + 1
+    bad_kernel = OpProject.from_sources(header, op_host_text, kernel, name="add_custom")
+    with pytest.raises(KernelBuildError, match=rf"op_kernel/add_custom.cpp:{line}:5: error: .*NoSuchApi") as caught:
+        bad_kernel.kernel(torch.randn(8), torch.randn(8))
+    assert f"{line} |     NoSuchApi(x);\n" in caught.value.log  # the kernel's own line quoted, not the prelude's
+    bad_host = OpProject.from_sources(header, op_host_text.replace("context->SetBlockDim(blockDim);",
+                                                                   "context->SetBlockDimension(blockDim);"),
+                                      add_custom.op_kernel[1], name="add_custom")
+    with pytest.raises(KernelBuildError, match=r"op_host/add_custom.cpp:\d+:\d+: error: .*SetBlockDimension"):
+        bad_host(torch.randn(8), torch.randn(8))
 
 
 @pytest.mark.unit

@@ -239,8 +239,8 @@ class OpProject:
             try:
                 build = build_sim_kernel(source, ENTRY)
             except KernelBuildError as exc:
-                raise KernelBuildError(str(exc).replace("kernel.cpp", f"op_kernel/{name}"), exc.log.replace(
-                    "kernel.cpp", f"op_kernel/{name}"), exc.command) from None
+                raise KernelBuildError(_kernel_log(str(exc), text, name), _kernel_log(exc.log, text, name),
+                                       exc.command) from None
             self._kernels[cache_key] = SimKernel(build, text, f"op_kernel/{name}")
         return self._kernels[cache_key]
 
@@ -432,6 +432,24 @@ def _word(kind: str, value: Any) -> str:
     if kind == "String":
         return value.encode().hex() or "-"
     return str(int(value))
+
+
+def _kernel_log(log: str, kernel: str, name: str) -> str:
+    """A kernel build's diagnostics as about op_kernel/<name>: the compiler saw the kernel after the prelude (at its
+    own line numbers, through #line), so it quoted the prelude's physical lines; quote the kernel's own."""
+    lines, out, column, quoted = kernel.splitlines(), [], 1, False
+    log = log.replace(f"kernel {ENTRY}", f"op_kernel/{name}").replace("kernel.cpp", f"op_kernel/{name}")
+    for line in log.splitlines():
+        location = re.match(rf"op_kernel/{re.escape(name)}:(\d+):(\d+):", line)
+        quote = re.match(r"^(\s*)(\d+) \| ", line)
+        if location:
+            column = int(location.group(2))
+        if quote and 0 < int(quote.group(2)) <= len(lines):
+            line, quoted = f"{quote.group(1)}{quote.group(2)} | {lines[int(quote.group(2)) - 1]}", True
+        elif quoted and re.match(r"^\s*\| ", line):
+            line, quoted = f"{line[:line.index('|') + 1]} {' ' * (column - 1)}^", False
+        out.append(line)
+    return "\n".join(out)
 
 
 def _launch_args(description: OpDescription, call: _Call, plan: HostPlan) -> tuple[list[torch.Tensor], list]:
