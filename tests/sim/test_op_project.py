@@ -154,10 +154,11 @@ def test_scaled_softmax_matches_torch(softmax, shape, scale, log):
 
 def test_optional_input_and_user_workspace(probe):
     x, bias = torch.randn(100), torch.randn(100)
-    run = probe.run(x, None, isolated=False)  # the host code in a child, the (trusted) kernel here
+    run = probe.run(x, None, None, isolated=False)  # the host code in a child, the (trusted) kernel here
     assert run.plan.workspaces == (16 * 1024 * 1024 + 400,)
     assert torch.equal(run.outputs[0], x)
-    assert torch.equal(probe(x, bias), x + bias)
+    assert torch.equal(probe(x, bias, None), x + bias)
+    assert torch.equal(probe(x, bias, torch.tensor([2.5])), (x + bias) * 2.5)  # the ValueDepend scale's value
 
 
 @pytest.mark.parametrize(("soc", "facts"), [
@@ -166,16 +167,18 @@ def test_optional_input_and_user_workspace(probe):
     ("Ascend310P3", (8, 8, 262144, 3)),       # ASCEND310P
 ])
 def test_the_platform_api_reports_the_simulated_soc(probe, soc, facts):
-    plan = probe.plan(torch.randn(4), None, soc=soc)
-    aiv, aic, ub, version, tsch, manager, instances = struct.unpack("<16xIIQIIII", plan.tiling)
+    plan = probe.plan(torch.randn(4), None, None, soc=soc)
+    aiv, aic, ub, version, tsch, manager, instances = struct.unpack("<16xIIQIIII8x", plan.tiling)
     assert (aiv, aic, ub, version) == facts
     assert tsch == 5 and manager == aiv  # CalcTschBlockDim of a vector-only op; PlatformAscendCManager's SoC
     assert instances == 1  # the OPTIONAL bias left out takes no input instance
 
 
 def test_input_instances_and_opdef_indices(probe):
-    with_bias = probe.plan(torch.randn(4), torch.randn(4))
-    assert struct.unpack("<I", with_bias.tiling[-4:]) == (2,)
+    with_bias = probe.plan(torch.randn(4), torch.randn(4), None)
+    assert struct.unpack("<44xI8x", with_bias.tiling) == (2,)
+    with_scale = probe.plan(torch.randn(4), None, torch.tensor([0.5]))
+    assert struct.unpack("<44xIfI", with_scale.tiling) == (2, 0.5, 1)  # the scale is instance 1 here
 
 
 @pytest.fixture(scope="module")
@@ -234,26 +237,27 @@ def test_what_the_tiling_func_decides_is_checked(add_custom, softmax):
     (4, r"GetAttrPointer<T>\(0\): attribute 'mode' is declared Int; read it as int64_t"),
     (5, r"GetCoreMemSize: only CoreMemType::UB is simulated"),
     (6, r"the op's host code threw probe asked to throw"),
+    (8, r"GetData<T>\(\): the tiling sees the values of inputs declared ValueDepend only"),
 ])
 def test_host_api_misuse_is_reported_by_name(probe, mode, message):
     with pytest.raises(OpProjectError, match=message):
-        probe(torch.randn(8), None, mode=mode)
+        probe(torch.randn(8), None, None, mode=mode)
 
 
 def test_a_tiling_func_that_crashes_or_hangs_costs_only_its_child(probe, monkeypatch):
     with pytest.raises(KernelCrashError, match=r"ProbeCustom \(its host code and kernel\) crashed its child"):
-        probe(torch.randn(8), None, mode=1)
+        probe(torch.randn(8), None, None, mode=1)
     with monkeypatch.context() as patched:
         patched.setenv(config.RUN_TIMEOUT_ENV, "4")
         with pytest.raises(KernelTimeoutError, match=r"ProbeCustom \(its host code and kernel\) did not finish"):
-            probe(torch.randn(8), None, mode=2)
+            probe(torch.randn(8), None, None, mode=2)
     x = torch.randn(8)
-    assert torch.equal(probe(x, None), x)  # this process and the project still work
+    assert torch.equal(probe(x, None, None), x)  # this process and the project still work
 
 
 def test_kernel_diagnostics_name_the_op_kernel_line(probe):
     with pytest.raises(SimulatorError) as caught:
-        probe(torch.randn(8), None, mode=7)
+        probe(torch.randn(8), None, None, mode=7)
     error = caught.value
     assert error.kind == "gm_out_of_bounds" and error.file == "op_kernel/probe_custom.cpp"
     assert "xGm.GetValue(i)" in error.source_line

@@ -124,6 +124,14 @@ Request parse(const std::string& text) {
             in >> ir >> present;
             if (r.ir_inputs.size() <= ir) r.ir_inputs.resize(ir + 1);
             if (present) r.ir_inputs[ir].push_back(read_tensor(in));
+        } else if (key == "values") {  // values <OpDef index> <index within> <hex bytes>: a ValueDepend input
+            size_t ir = 0, relative = 0;
+            std::string bytes;
+            in >> ir >> relative >> bytes;
+            if (ir < r.ir_inputs.size() && relative < r.ir_inputs[ir].size()) {
+                std::string raw = unhex(bytes);
+                r.ir_inputs[ir][relative].values.assign(raw.begin(), raw.end());
+            }
         } else if (key == "output") r.outputs.push_back(read_tensor(in));
         else if (key == "attr") {
             size_t index = 0;

@@ -113,12 +113,14 @@ class HostPlan:
 
 @dataclass(frozen=True)
 class TensorSpec:
-    """An input or output as the host code sees it: absent (an OPTIONAL input left out) or dtype, format, shape."""
+    """An input or output as the host code sees it: absent (an OPTIONAL input left out) or dtype, format, shape
+    (and the values of a ValueDepend input)."""
 
     present: bool
     dtype: int = 0
     format: int = 2
     shape: tuple[int, ...] = ()
+    values: bytes | None = None  # a ValueDepend input's elements, which the tiling may read
 
 
 def soc_family(profile: SocProfile) -> str:
@@ -224,6 +226,11 @@ def run_request(profile: SocProfile, op_type: str, inputs: list[tuple[int, Tenso
     input, one not present for an absent OPTIONAL one); ``attrs`` are driver lines (``attr <index> <kind> ...``)."""
     lines = ["mode run", f"op {op_type}", soc_line(profile)]
     lines += [f"input {ir} {int(spec.present)} {_tensor_words(spec)}" for ir, spec in inputs]
+    relative: dict[int, int] = {}
+    for ir, spec in inputs:
+        index = relative[ir] = relative.get(ir, -1) + 1
+        if spec.values is not None:
+            lines.append(f"values {ir} {index} {spec.values.hex() or '-'}")
     lines += [f"output {_tensor_words(spec)}" for spec in outputs]
     return "\n".join([*lines, *attrs]) + "\n"
 

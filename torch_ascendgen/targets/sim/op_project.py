@@ -381,7 +381,8 @@ def _spec(tensor: torch.Tensor | None, decl: ParamDecl, combo: int) -> TensorSpe
     if fmt not in PLAIN_FORMATS:
         raise OpProjectError(f"{decl.name}: format {fmt} of the matched combination is not simulated (plain "
                              f"layouts only: {', '.join(PLAIN_FORMATS.values())})")
-    return TensorSpec(True, decl.dtype_at(combo), fmt, tuple(tensor.shape))
+    values = tensor.reshape(-1).view(torch.uint8).numpy().tobytes() if decl.value_depend else None
+    return TensorSpec(True, decl.dtype_at(combo), fmt, tuple(tensor.shape), values)
 
 
 def _fallback_output_shapes(description: OpDescription, tensors: Sequence, output_shapes) -> list[tuple[int, ...]]:

@@ -25,6 +25,9 @@ static ge::graphStatus TilingFunc(gert::TilingContext *context)
         platform.GetCoreMemSize(platform_ascendc::CoreMemType::L1, l1Size);
     } else if (mode == 6) {
         throw std::runtime_error("probe asked to throw");
+    } else if (mode == 8) {
+        const float *values = context->GetInputTensor(0)->GetData<float>();  // x is not ValueDepend
+        (void)values;
     }
     ProbeTilingData tiling;
     tiling.set_length(context->GetInputShape(0)->GetStorageShape().GetShapeSize());
@@ -39,6 +42,11 @@ static ge::graphStatus TilingFunc(gert::TilingContext *context)
     tiling.set_tschBlockDim(platform.CalcTschBlockDim(5, 0, platform.GetCoreNumAiv()));
     tiling.set_managerCoreNum(platform_ascendc::PlatformAscendCManager::GetInstance()->GetCoreNum());
     tiling.set_inputInstances(context->GetComputeNodeInputNum());
+    const gert::Tensor *scale = context->GetOptionalInputTensor(2);
+    if (scale != nullptr) {
+        tiling.set_scaleValue(scale->GetData<float>()[0]);
+        tiling.set_hasScale(1);
+    }
     if (context->GetInputShape(tiling.get_inputInstances()) != nullptr) {
         return ge::GRAPH_FAILED;  // instance indices end with the inputs given
     }
@@ -58,6 +66,7 @@ public:
     {
         this->Input("x").ParamType(REQUIRED).DataType({ge::DT_FLOAT}).Format({ge::FORMAT_ND});
         this->Input("bias").ParamType(OPTIONAL).DataType({ge::DT_FLOAT}).Format({ge::FORMAT_ND});
+        this->Input("scale").ParamType(OPTIONAL).DataType({ge::DT_FLOAT}).Format({ge::FORMAT_ND}).ValueDepend(OPTIONAL);
         this->Output("y").ParamType(REQUIRED).DataType({ge::DT_FLOAT}).Format({ge::FORMAT_ND});
         this->Attr("mode").AttrType(OPTIONAL).Int(0);
         this->AICore().SetTiling(optiling::TilingFunc);

@@ -1,4 +1,4 @@
-// probe_custom: y = x (+ bias when given), staged through the user workspace. Its TilingFunc misbehaves on
+// probe_custom: y = x (+ bias when given) (* scale when given), staged through the user workspace. Its TilingFunc misbehaves on
 // request (attribute "mode"), to test how the simulator reports host code that fails.
 #ifndef PROBE_CUSTOM_TILING_H
 #define PROBE_CUSTOM_TILING_H
@@ -16,6 +16,8 @@ BEGIN_TILING_DATA_DEF(ProbeTilingData)
   TILING_DATA_FIELD_DEF(uint32_t, tschBlockDim);
   TILING_DATA_FIELD_DEF(uint32_t, managerCoreNum);
   TILING_DATA_FIELD_DEF(uint32_t, inputInstances);  // 1 without bias, 2 with
+  TILING_DATA_FIELD_DEF(float, scaleValue);         // the ValueDepend input's value, read by the tiling
+  TILING_DATA_FIELD_DEF(uint32_t, hasScale);
 END_TILING_DATA_DEF;
 REGISTER_TILING_DATA_CLASS(ProbeCustom, ProbeTilingData)
 

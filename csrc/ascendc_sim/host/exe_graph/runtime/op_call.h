@@ -20,8 +20,9 @@ struct TensorArg {
     gert::StorageShape shape;
     gert::CompileTimeTensorDesc desc;
     gert::Tensor tensor;
+    std::vector<uint8_t> values;  // a ValueDepend input's elements (empty: the tiling does not see them)
 
-    void sync() { tensor.Set(shape, desc); }
+    void sync() { tensor.Set(shape, desc, values.empty() ? nullptr : values.data()); }
 };
 
 struct OpCall {
@@ -43,7 +44,10 @@ struct OpCall {
     void index_instances() {
         input_instances.clear();
         for (auto& instances : ir_inputs)
-            for (auto& t : instances) input_instances.push_back(&t);
+            for (auto& t : instances) {
+                t.sync();  // its values pointer, now that the tensor is at its place
+                input_instances.push_back(&t);
+            }
     }
 };
 
