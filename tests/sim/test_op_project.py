@@ -170,7 +170,8 @@ def test_the_platform_api_reports_the_simulated_soc(probe, soc, facts):
     plan = probe.plan(torch.randn(4), None, None, soc=soc)
     aiv, aic, ub, version, tsch, manager, instances = struct.unpack("<16xIIQIIII8x", plan.tiling)
     assert (aiv, aic, ub, version) == facts
-    assert tsch == 5 and manager == aiv  # CalcTschBlockDim of a vector-only op; PlatformAscendCManager's SoC
+    # CalcTschBlockDim: a vector-only op's 5 slices, then the page's pattern (aivNum slices, AIC+AIV groups)
+    assert tsch == 5000 + aiv // (aiv // aic) and manager == aiv  # and PlatformAscendCManager's SoC
     assert instances == 1  # the OPTIONAL bias left out takes no input instance
 
 

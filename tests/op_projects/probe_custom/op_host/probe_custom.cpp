@@ -39,7 +39,9 @@ static ge::graphStatus TilingFunc(gert::TilingContext *context)
     tiling.set_coreNumAic(platform.GetCoreNumAic());
     tiling.set_ubSize(ubSize);
     tiling.set_socVersion(static_cast<uint32_t>(platform.GetSocVersion()));
-    tiling.set_tschBlockDim(platform.CalcTschBlockDim(5, 0, platform.GetCoreNumAiv()));
+    tiling.set_tschBlockDim(platform.CalcTschBlockDim(5, 0, platform.GetCoreNumAiv()) * 1000 +
+                            platform.CalcTschBlockDim(platform.GetCoreNumAiv(), platform.GetCoreNumAic(),
+                                                      platform.GetCoreNumAiv()));
     tiling.set_managerCoreNum(platform_ascendc::PlatformAscendCManager::GetInstance()->GetCoreNum());
     tiling.set_inputInstances(context->GetComputeNodeInputNum());
     const gert::Tensor *scale = context->GetOptionalInputTensor(2);
