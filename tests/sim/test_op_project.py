@@ -295,6 +295,9 @@ def test_the_kernel_prelude_defines_the_combination(add_custom):
     with pytest.raises(OpProjectError, match=r"add_custom takes 4 parameters; .* \(x, y\), its outputs \(z\), then "
                                              r"workspace and tiling: 5 GM_ADDR parameters"):
         kernel_source(description, 0, add_custom.tiling_header[1], old_style)
+    including = '#include "../op_host/add_custom_tiling.h"\n' + add_custom.op_kernel[1]
+    source = kernel_source(description, 0, add_custom.tiling_header[1], including, header_name="add_custom_tiling.h")
+    assert "\n#line 1\n// add_custom_tiling.h: included before the kernel\n" in source
     keyed = kernel_source(description, 2, add_custom.tiling_header[1], add_custom.op_kernel[1], tiling_key=7)
     assert "#define DTYPE_Y int32_t\n" in keyed and "#define TILING_KEY_VAR 7\n" in keyed
     assert "ascendgen_registered_tiling_AddCustom::type\n" in keyed

@@ -235,7 +235,8 @@ class OpProject:
         name, text = self.op_kernel
         cache_key = (call.combo, tiling_key if self._per_key else None, len(call.listed))
         if cache_key not in self._kernels:
-            source = kernel_source(description, call.combo, self.tiling_header[1], text, cache_key[1], cache_key[2])
+            source = kernel_source(description, call.combo, self.tiling_header[1], text, cache_key[1], cache_key[2],
+                                   header_name=self.tiling_header[0])
             try:
                 build = build_sim_kernel(source, ENTRY)
             except KernelBuildError as exc:
@@ -246,10 +247,11 @@ class OpProject:
 
 
 def kernel_source(description: OpDescription, combo: int, tiling_header: str, kernel: str,
-                  tiling_key: int | None = None, listed: int = 0) -> str:
+                  tiling_key: int | None = None, listed: int = 0, header_name: str = "") -> str:
     """The kernel translation unit: a prelude (DT_*/DTYPE_*/ORIG_DTYPE_* for the combination, the registered tiling
     struct), the tiling header, then the kernel at its own line numbers, then the entry that takes the key (and
-    the ``listed`` tensors of DYNAMIC inputs)."""
+    the ``listed`` tensors of DYNAMIC inputs). A kernel that includes the tiling header (``header_name``) by
+    itself finds it included already."""
     if "GET_TILING_DATA(" in kernel and not any(op == description.op_type for op, _ in _REGISTERED.findall(
             tiling_header)):
         raise OpProjectError(f"the tiling header registers no TilingData class for {description.op_type}: add "
@@ -271,6 +273,9 @@ def kernel_source(description: OpDescription, combo: int, tiling_header: str, ke
         lines.append(f"#define TILING_KEY_VAR {int(tiling_key)}")
     header = _TILING_INCLUDE.sub('#include "host/register/tilingdata_base.h"', tiling_header)
     wrapper = f"::ascendc_sim::KeyedEntry<decltype({entry}), {listed}>"
+    if header_name:
+        own_include = re.compile(rf'^[ \t]*#[ \t]*include[ \t]*["<](?:[^">]*/)?{re.escape(header_name)}[">]', re.M)
+        kernel = own_include.sub(f"// {header_name}: included before the kernel", kernel)
     lines += [header, "using namespace optiling;", "#line 1", kernel,
               f"static constexpr auto& {ENTRY} = {wrapper}::call<&{entry}>;"]
     return "\n".join(lines) + "\n"
