@@ -23,7 +23,8 @@ from torch_ascendgen.errors import (
     OpProjectError,
     SimulatorError,
 )
-from torch_ascendgen.targets.sim.op_project import OpProject, kernel_source
+from torch_ascendgen.targets.sim.op_kernel import kernel_source
+from torch_ascendgen.targets.sim.op_project import OpProject
 
 PROJECTS = Path(__file__).resolve().parent.parent / "op_projects"
 

@@ -3,11 +3,12 @@
     project = OpProject.from_directory("add_custom")     # op_host/add_custom{_tiling.h,.cpp}, op_kernel/add_custom.cpp
     z = project(x, y)                                    # attributes by name: project(x, scale=0.5)
 
-A call reads the OpDef (inputs, outputs, attributes, dtype combinations), runs the op's InferShape, InferDataType
-and TilingFunc for the inputs' shapes, dtypes and the attributes in a sandboxed child (op_host.py), builds the
-kernel for the dtype combination the inputs match (DTYPE_<NAME>/ORIG_DTYPE_<NAME> defined, GET_TILING_DATA
-reading the registered tiling struct), allocates the outputs, the workspace and the tiling bytes, and launches it
-with the block dim and tiling key the TilingFunc set (in a child too, unless ``isolated=False``).
+A call reads the OpDef (inputs, outputs, attributes, dtype combinations; op_host.py), builds the kernel for the
+dtype combination the inputs match (op_kernel.py), then, in one sandboxed child, runs the op's InferShape,
+InferDataType and TilingFunc for the inputs' shapes, dtypes, ValueDepend values and the attributes, allocates the
+outputs, the workspace and the tiling bytes, and launches the kernel with the block dim and tiling key the
+TilingFunc set (``isolated=False``: the host code in a child, the kernel in this process). A DYNAMIC input is a
+list of tensors; its kernel parameter receives a ListTensorDesc block (list_tensor.py).
 
 Output shapes: the op's InferShape when its OpDef sets one; else ``output_shapes=`` of the call; else each output
 takes the first input's shape. Output dtypes: the matched combination's. Outputs are filled with a poison value
@@ -18,7 +19,6 @@ The workspace is the sum of GetWorkspaceSizes (at least 32 bytes, so the kernel 
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,38 +34,18 @@ from torch_ascendgen.targets.sim import op_host
 from torch_ascendgen.targets.sim.build import SimBuild, build_sim_kernel
 from torch_ascendgen.targets.sim.list_tensor import list_tensor_desc
 from torch_ascendgen.targets.sim.op_host import HostPlan, OpDescription, ParamDecl, TensorSpec
-from torch_ascendgen.targets.sim.simulator import RunReport, SimKernel, find_entry
+from torch_ascendgen.targets.sim.op_kernel import (
+    BY_TORCH,
+    BY_VALUE,
+    ENTRY,
+    PLAIN_FORMATS,
+    built_per_key,
+    dtype_name,
+    kernel_log,
+    kernel_source,
+)
+from torch_ascendgen.targets.sim.simulator import RunReport, SimKernel
 from torch_ascendgen.targets.soc import SocProfile, get_soc
-
-ENTRY = "ascendgen_op_entry"
-
-# ge::DataType: (value, the kernel's C type, torch dtype or None when torch has none the simulator takes)
-GE_DTYPES: dict[str, tuple[int, str, torch.dtype | None]] = {
-    "DT_FLOAT": (0, "float", torch.float32),
-    "DT_FLOAT16": (1, "half", torch.float16),
-    "DT_INT8": (2, "int8_t", torch.int8),
-    "DT_INT32": (3, "int32_t", torch.int32),
-    "DT_UINT8": (4, "uint8_t", torch.uint8),
-    "DT_INT16": (6, "int16_t", torch.int16),
-    "DT_UINT16": (7, "uint16_t", None),
-    "DT_UINT32": (8, "uint32_t", None),
-    "DT_INT64": (9, "int64_t", torch.int64),
-    "DT_UINT64": (10, "uint64_t", None),
-    "DT_DOUBLE": (11, "double", torch.float64),
-    "DT_BOOL": (12, "bool", torch.bool),
-    "DT_BF16": (27, "bfloat16_t", torch.bfloat16),
-}
-_BY_VALUE = {value: (name, ctype, dtype) for name, (value, ctype, dtype) in GE_DTYPES.items()}
-_BY_TORCH = {dtype: value for value, _, dtype in GE_DTYPES.values() if dtype is not None}
-PLAIN_FORMATS = {0: "FORMAT_NCHW", 1: "FORMAT_NHWC", 2: "FORMAT_ND", 16: "FORMAT_HWCN", 27: "FORMAT_NDHWC",
-                 30: "FORMAT_NCDHW"}  # row-major layouts: a contiguous tensor is all the simulator holds
-
-_TILING_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"](?:register/)?tilingdata_base\.h[>"]', re.M)
-_REGISTERED = re.compile(r"REGISTER_TILING_DATA_CLASS\s*\(\s*(\w+)\s*,\s*(\w+)\s*\)")
-
-
-def dtype_name(value: int) -> str:
-    return _BY_VALUE.get(value, (f"ge::DataType({value})",))[0]
 
 
 @dataclass(frozen=True)
@@ -226,10 +206,7 @@ class OpProject:
 
     @property
     def _per_key(self) -> bool:
-        """The kernel is built once per tiling key: it tests TILING_KEY_VAR in the preprocessor, or the tiling
-        header registers a struct for some key (REGISTER_TILING_DATA_CLASS(<OpType>_<key>, ...))."""
-        return "TILING_KEY_VAR" in self.op_kernel[1] or any(
-            re.fullmatch(r"\w+_\d+", op) for op, _ in _REGISTERED.findall(self.tiling_header[1]))
+        return built_per_key(self.tiling_header[1], self.op_kernel[1])
 
     def _kernel(self, description: OpDescription, call: _Call, tiling_key: int) -> SimKernel:
         name, text = self.op_kernel
@@ -240,61 +217,13 @@ class OpProject:
             try:
                 build = build_sim_kernel(source, ENTRY)
             except KernelBuildError as exc:
-                raise KernelBuildError(_kernel_log(str(exc), text, name), _kernel_log(exc.log, text, name),
+                raise KernelBuildError(kernel_log(str(exc), text, name), kernel_log(exc.log, text, name),
                                        exc.command) from None
             self._kernels[cache_key] = SimKernel(build, text, f"op_kernel/{name}")
         return self._kernels[cache_key]
 
 
-def kernel_source(description: OpDescription, combo: int, tiling_header: str, kernel: str,
-                  tiling_key: int | None = None, listed: int = 0, header_name: str = "") -> str:
-    """The kernel translation unit: a prelude (DT_*/DTYPE_*/ORIG_DTYPE_* for the combination, the registered tiling
-    struct), the tiling header, then the kernel at its own line numbers, then the entry that takes the key (and
-    the ``listed`` tensors of DYNAMIC inputs). A kernel that includes the tiling header (``header_name``) by
-    itself finds it included already."""
-    if "GET_TILING_DATA(" in kernel and not any(op == description.op_type for op, _ in _REGISTERED.findall(
-            tiling_header)):
-        raise OpProjectError(f"the tiling header registers no TilingData class for {description.op_type}: add "
-                             f"REGISTER_TILING_DATA_CLASS({description.op_type}, <its TilingData class>)")
-    entry = find_entry(kernel)
-    _check_entry_parameters(description, kernel, entry)
-    lines = ["// torch_ascendgen operator-project prelude", '#include "kernel_operator.h"',
-             '#include "sim/op_project.h"']
-    lines += [f"#define {name} {value}" for name, (value, _, _) in GE_DTYPES.items()]
-    for decl in (*description.inputs, *description.outputs):
-        macro = re.sub(r"\W", "_", decl.name).upper()
-        name, ctype, _ = _BY_VALUE.get(decl.dtype_at(combo), ("DT_UNDEFINED", "void", None))
-        lines += [f"#define DTYPE_{macro} {ctype}", f"#define ORIG_DTYPE_{macro} {name}"]
-    keyed = f"{description.op_type}_{tiling_key}"
-    own = tiling_key is not None and any(op == keyed for op, _ in _REGISTERED.findall(tiling_header))
-    registered = f"::optiling::ascendgen_registered_tiling_{keyed if own else description.op_type}::type"
-    lines.append(f"#define ASCENDGEN_OP_TILING_TYPE {registered}")
-    if tiling_key is not None:
-        lines.append(f"#define TILING_KEY_VAR {int(tiling_key)}")
-    header = _TILING_INCLUDE.sub('#include "host/register/tilingdata_base.h"', tiling_header)
-    wrapper = f"::ascendc_sim::KeyedEntry<decltype({entry}), {listed}>"
-    if header_name:
-        own_include = re.compile(rf'^[ \t]*#[ \t]*include[ \t]*["<](?:[^">]*/)?{re.escape(header_name)}[">]', re.M)
-        kernel = own_include.sub(f"// {header_name}: included before the kernel", kernel)
-    lines += [header, "using namespace optiling;", "#line 1", kernel,
-              f"static constexpr auto& {ENTRY} = {wrapper}::call<&{entry}>;"]
-    return "\n".join(lines) + "\n"
-
-
 # ---- checks, each naming the problem and the fix -------------------------------------------------------------
-
-def _check_entry_parameters(description: OpDescription, kernel: str, entry: str) -> None:
-    """The entry takes the inputs, the outputs, the workspace and the tiling, in that order."""
-    found = re.search(rf"\b{entry}\s*\(([^)]*)\)", kernel)
-    count = len([p for p in found.group(1).split(",") if p.strip()]) if found else -1
-    wanted = len(description.inputs) + len(description.outputs) + 2
-    if found and count != wanted:
-        inputs = ", ".join(d.name for d in description.inputs)
-        outputs = ", ".join(d.name for d in description.outputs)
-        raise OpProjectError(f"{entry} takes {count} parameters; the kernel of {description.op_type} takes its inputs "
-                             f"({inputs}), its outputs ({outputs}), then workspace and tiling: {wanted} GM_ADDR "
-                             "parameters")
-
 
 @functools.cache
 def _profiles() -> tuple[SocProfile, ...]:
@@ -358,7 +287,7 @@ def _cpu_tensor(op: str, decl: ParamDecl, value: Any) -> torch.Tensor:
 
 
 def _match_combo(description: OpDescription, tensors: Sequence) -> int:
-    given = [(d, _BY_TORCH.get(t.dtype, -1)) for d, value in zip(description.inputs, tensors)
+    given = [(d, BY_TORCH.get(t.dtype, -1)) for d, value in zip(description.inputs, tensors)
              for t in (value if isinstance(value, tuple) else (value,)) if t is not None]
     for combo in range(description.combo_count):
         if all(decl.dtype_at(combo) == value for decl, value in given):
@@ -440,24 +369,6 @@ def _word(kind: str, value: Any) -> str:
     return str(int(value))
 
 
-def _kernel_log(log: str, kernel: str, name: str) -> str:
-    """A kernel build's diagnostics as about op_kernel/<name>: the compiler saw the kernel after the prelude (at its
-    own line numbers, through #line), so it quoted the prelude's physical lines; quote the kernel's own."""
-    lines, out, column, quoted = kernel.splitlines(), [], 1, False
-    log = log.replace(f"kernel {ENTRY}", f"op_kernel/{name}").replace("kernel.cpp", f"op_kernel/{name}")
-    for line in log.splitlines():
-        location = re.match(rf"op_kernel/{re.escape(name)}:(\d+):(\d+):", line)
-        quote = re.match(r"^(\s*)(\d+) \| ", line)
-        if location:
-            column = int(location.group(2))
-        if quote and 0 < int(quote.group(2)) <= len(lines):
-            line, quoted = f"{quote.group(1)}{quote.group(2)} | {lines[int(quote.group(2)) - 1]}", True
-        elif quoted and re.match(r"^\s*\| ", line):
-            line, quoted = f"{line[:line.index('|') + 1]} {' ' * (column - 1)}^", False
-        out.append(line)
-    return "\n".join(out)
-
-
 def _launch_args(description: OpDescription, call: _Call, plan: HostPlan) -> tuple[list[torch.Tensor], list]:
     """The outputs (poisoned), and the kernel's arguments: inputs, outputs, workspace, tiling, then the key."""
     outputs = []
@@ -517,7 +428,7 @@ def _check_plan(description: OpDescription, call: _Call, plan: HostPlan) -> None
 
 
 def _torch_dtype(value: int, what: str) -> torch.dtype:
-    dtype = _BY_VALUE.get(value, (None, None, None))[2]
+    dtype = BY_VALUE.get(value, (None, None, None))[2]
     if dtype is None:
         raise OpProjectError(f"{what} is {dtype_name(value)}, which the simulator has no tensor type for")
     return dtype
