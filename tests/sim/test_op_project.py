@@ -305,6 +305,16 @@ def test_the_kernel_prelude_defines_the_combination(add_custom):
 
 
 @pytest.mark.unit
+def test_a_malformed_answer_of_the_host_code_is_a_typed_error():
+    from torch_ascendgen.targets.sim import op_host
+
+    with pytest.raises(OpProjectError, match=r"the host code's answer is malformed"):
+        op_host.parse_plan("ok\nstatus zero\n")
+    with pytest.raises(OpProjectError, match=r"the OpDef description is malformed"):
+        op_host.parse_description("ok\ninput x\n")
+
+
+@pytest.mark.unit
 def test_a_struct_registered_for_a_tiling_key_is_read_under_that_key(add_custom):
     """REGISTER_TILING_DATA_CLASS(<OpType>_<key>, S): GET_TILING_DATA reads an S under that key, the default
     struct under any other; such kernels are built once per key."""

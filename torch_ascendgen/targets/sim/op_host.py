@@ -14,6 +14,7 @@ starts with ``ok`` or ``error <message>``.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import hashlib
 import json
@@ -197,6 +198,27 @@ def describe(library: Path, profile: SocProfile, op_type: str | None) -> OpDescr
 
 
 def parse_description(answer: str) -> OpDescription:
+    """The ``describe`` answer (written where the op's untrusted code runs: malformed text is an OpProjectError)."""
+    with _malformed("the OpDef description"):
+        return _description(answer)
+
+
+def parse_plan(answer: str) -> HostPlan:
+    """The ``run`` answer (written where the op's untrusted code runs: malformed text is an OpProjectError)."""
+    with _malformed("the host code's answer"):
+        return _plan(answer)
+
+
+@contextlib.contextmanager
+def _malformed(what: str):
+    try:
+        yield
+    except (ValueError, KeyError, IndexError) as exc:
+        raise OpProjectError(f"{what} is malformed ({type(exc).__name__}: {exc}); did the op's host code write to "
+                             "memory it does not own?") from None
+
+
+def _description(answer: str) -> OpDescription:
     fields: dict[str, list] = {"input": [], "output": [], "attr": [], "config": []}
     op_type, functions = "", [0, 0, 0]
     for words in (line.split() for line in answer.splitlines()[1:]):
@@ -239,7 +261,7 @@ def _tensor_words(spec: TensorSpec) -> str:
     return " ".join(str(int(v)) for v in (spec.dtype, spec.format, len(spec.shape), *spec.shape))
 
 
-def parse_plan(answer: str) -> HostPlan:
+def _plan(answer: str) -> HostPlan:
     values: dict[str, str] = {}
     shapes, dtypes = [], []
     for words in (line.split() for line in answer.splitlines()[1:]):
