@@ -3,12 +3,14 @@ built into a library with the clean-room host API (csrc/ascendc_sim/host) and ru
 
 The host code is untrusted (a model may have written it): it is compiled in the build sandbox and runs only in a
 sandboxed child (``run_in_child``), which loads the library, asks the driver (``host/ascendgen_op_host.cpp``)
-and returns its text answer. A TilingFunc that crashes or loops costs that child: the caller gets a
-KernelCrashError or KernelTimeoutError naming the op.
+and returns its text answer. No other process loads the library, so it is not put through library_audit.py
+(whose allow-list is a kernel's: the host code's C++ runtime use, iostreams included, is wider). A TilingFunc
+that crashes or loops costs that child: the caller gets a KernelCrashError or KernelTimeoutError naming the op.
 
 The driver's protocol is line based. A request names the mode (``describe`` or ``run``), the SoC (name,
 AddConfig family, arch, vector and cube cores, UB bytes: from targets/soc.py), and for ``run`` the inputs and
-outputs (present, ge::DataType, ge::Format, rank, dims) and the attribute values the caller gave. The answer
+outputs (OpDef index, present, ge::DataType, ge::Format, rank, dims; a ValueDepend input's bytes) and the
+attribute values the caller gave. The answer
 starts with ``ok`` or ``error <message>``.
 """
 

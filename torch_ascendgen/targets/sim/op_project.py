@@ -30,7 +30,7 @@ from torch_ascendgen import config
 from torch_ascendgen.errors import KernelBuildError, OpProjectError, SimulatorError
 from torch_ascendgen.targets.runtime import build_runtime_module, use_runtime_module
 from torch_ascendgen.targets.sandbox import run_in_child
-from torch_ascendgen.targets.sim import op_host
+from torch_ascendgen.targets.sim import library_audit, op_host
 from torch_ascendgen.targets.sim.build import SimBuild, build_sim_kernel
 from torch_ascendgen.targets.sim.list_tensor import list_tensor_desc
 from torch_ascendgen.targets.sim.op_host import HostPlan, OpDescription, ParamDecl, TensorSpec
@@ -219,6 +219,7 @@ class OpProject:
             except KernelBuildError as exc:
                 raise KernelBuildError(kernel_log(str(exc), text, name), kernel_log(exc.log, text, name),
                                        exc.command) from None
+            library_audit.audit_library(build.library)  # before any process loads it, as every model-written kernel
             self._kernels[cache_key] = SimKernel(build, text, f"op_kernel/{name}")
         return self._kernels[cache_key]
 
