@@ -169,7 +169,7 @@ def test_optional_input_and_user_workspace(probe):
 ])
 def test_the_platform_api_reports_the_simulated_soc(probe, soc, facts):
     plan = probe.plan(torch.randn(4), None, None, soc=soc)
-    aiv, aic, ub, version, tsch, manager, instances = struct.unpack("<16xIIQIIII8x", plan.tiling)
+    aiv, aic, ub, version, tsch, manager, instances = struct.unpack("<16xIIQIIII24x", plan.tiling)
     assert (aiv, aic, ub, version) == facts
     # CalcTschBlockDim: a vector-only op's 5 slices, then the page's pattern (aivNum slices, AIC+AIV groups)
     assert tsch == 5000 + aiv // (aiv // aic) and manager == aiv  # and PlatformAscendCManager's SoC
@@ -178,9 +178,18 @@ def test_the_platform_api_reports_the_simulated_soc(probe, soc, facts):
 
 def test_input_instances_and_opdef_indices(probe):
     with_bias = probe.plan(torch.randn(4), torch.randn(4), None)
-    assert struct.unpack("<44xI8x", with_bias.tiling) == (2,)
+    assert struct.unpack("<44xI24x", with_bias.tiling) == (2,)
     with_scale = probe.plan(torch.randn(4), None, torch.tensor([0.5]))
-    assert struct.unpack("<44xIfI", with_scale.tiling) == (2, 0.5, 1)  # the scale is instance 1 here
+    assert struct.unpack("<44xIfI16x", with_scale.tiling) == (2, 0.5, 1)  # the scale is instance 1 here
+
+
+def test_list_and_string_attributes(probe):
+    defaults = probe.plan(torch.randn(4), None, None)
+    assert struct.unpack("<56xqII", defaults.tiling) == (6, 5, 3)  # ListInt({1, 2, 3}), String("probe")
+    given = probe.plan(torch.randn(4), None, None, dims=[10, -4], tag="")
+    assert struct.unpack("<56xqII", given.tiling) == (6, 0, 2)
+    with pytest.raises(OpProjectError, match=r"attribute dims is declared ListInt; got \[1.5\]"):
+        probe.plan(torch.randn(4), None, None, dims=[1.5])
 
 
 @pytest.fixture(scope="module")

@@ -1,3 +1,4 @@
+#include <cstring>
 #include <stdexcept>
 #include "probe_custom_tiling.h"
 #include "register/op_def_registry.h"
@@ -44,6 +45,15 @@ static ge::graphStatus TilingFunc(gert::TilingContext *context)
                                                       platform.GetCoreNumAiv()));
     tiling.set_managerCoreNum(platform_ascendc::PlatformAscendCManager::GetInstance()->GetCoreNum());
     tiling.set_inputInstances(context->GetComputeNodeInputNum());
+    const gert::ContinuousVector *dims = context->GetAttrs()->GetListInt(1);
+    const int64_t *dimValues = reinterpret_cast<const int64_t *>(dims->GetData());
+    int64_t dimsSum = 0;
+    for (size_t i = 0; i < dims->GetSize(); i++) {
+        dimsSum += dimValues[i];
+    }
+    tiling.set_dimsSum(dimsSum);
+    tiling.set_dimsCount(dims->GetSize());
+    tiling.set_tagLength(strlen(context->GetAttrs()->GetStr(2)));
     const gert::Tensor *scale = context->GetOptionalInputTensor(2);
     if (scale != nullptr) {
         tiling.set_scaleValue(scale->GetData<float>()[0]);
@@ -71,6 +81,8 @@ public:
         this->Input("scale").ParamType(OPTIONAL).DataType({ge::DT_FLOAT}).Format({ge::FORMAT_ND}).ValueDepend(OPTIONAL);
         this->Output("y").ParamType(REQUIRED).DataType({ge::DT_FLOAT}).Format({ge::FORMAT_ND});
         this->Attr("mode").AttrType(OPTIONAL).Int(0);
+        this->Attr("dims").AttrType(OPTIONAL).ListInt({1, 2, 3});
+        this->Attr("tag").AttrType(OPTIONAL).String("probe");
         this->AICore().SetTiling(optiling::TilingFunc);
     }
 };

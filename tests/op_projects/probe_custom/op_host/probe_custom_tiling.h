@@ -18,6 +18,9 @@ BEGIN_TILING_DATA_DEF(ProbeTilingData)
   TILING_DATA_FIELD_DEF(uint32_t, inputInstances);  // 1 without bias, 2 with
   TILING_DATA_FIELD_DEF(float, scaleValue);         // the ValueDepend input's value, read by the tiling
   TILING_DATA_FIELD_DEF(uint32_t, hasScale);
+  TILING_DATA_FIELD_DEF(int64_t, dimsSum);          // the ListInt attribute's elements, added up
+  TILING_DATA_FIELD_DEF(uint32_t, tagLength);       // the String attribute's length
+  TILING_DATA_FIELD_DEF(uint32_t, dimsCount);
 END_TILING_DATA_DEF;
 REGISTER_TILING_DATA_CLASS(ProbeCustom, ProbeTilingData)
 
