@@ -321,6 +321,9 @@ def test_a_malformed_answer_of_the_host_code_is_a_typed_error():
         op_host.parse_plan("ok\nstatus zero\n")
     with pytest.raises(OpProjectError, match=r"the OpDef description is malformed"):
         op_host.parse_description("ok\ninput x\n")
+    plan = op_host.parse_plan("ok\noutput 0 0 2 -1,4\nstatus 0\nblock_dim 1\ntiling_key 0\ntiling_size 0\n"
+                              "tiling_capacity 65536\ntiling -\nworkspaces 0\n")
+    assert plan.output_shapes == ((-1, 4),) and plan.tiling == b""
 
 
 @pytest.mark.unit

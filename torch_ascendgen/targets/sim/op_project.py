@@ -421,6 +421,10 @@ def _check_plan(description: OpDescription, call: _Call, plan: HostPlan) -> None
                              "core; set at least 1 (empty inputs need a kernel that handles them, or no launch)")
     if plan.block_dim > 65535:
         raise OpProjectError(f"TilingFunc of {op} set block dim {plan.block_dim}; at most 65535")
+    for decl, shape in zip(description.outputs, plan.output_shapes):
+        if any(d < 0 for d in shape):
+            raise OpProjectError(f"{op}: InferShape left output {decl.name} with shape {list(shape)}; every dim "
+                                 "must be set (>= 0)")
     if description.has_infer_dtype:
         for decl, spec, got in zip(description.outputs, call.output_specs, plan.output_dtypes):
             if got != spec.dtype:
