@@ -266,6 +266,20 @@ def test_a_tiling_func_that_crashes_or_hangs_costs_only_its_child(probe, monkeyp
     assert torch.equal(probe(x, None, None), x)  # this process and the project still work
 
 
+def test_calls_inside_with_share_one_child_that_a_crash_replaces(probe):
+    x = torch.randn(8)
+    with probe:
+        assert torch.equal(probe(x, None, None), x)
+        assert probe._worker.calls_in_child == 1
+        assert torch.equal(probe(x, x, None), x + x)
+        assert probe._worker.calls_in_child == 2  # the same child
+        with pytest.raises(KernelCrashError, match=r"ProbeCustom \(its host code and kernel\)"):
+            probe(x, None, None, mode=1)
+        assert torch.equal(probe(x, None, None), x)  # a fresh child
+        assert probe._worker.calls_in_child == 1
+    assert probe._worker is None
+
+
 def test_kernel_diagnostics_name_the_op_kernel_line(probe):
     with pytest.raises(SimulatorError) as caught:
         probe(torch.randn(8), None, None, mode=7)

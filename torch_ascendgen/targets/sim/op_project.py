@@ -29,7 +29,7 @@ import torch
 from torch_ascendgen import config
 from torch_ascendgen.errors import KernelBuildError, OpProjectError, SimulatorError
 from torch_ascendgen.targets.runtime import build_runtime_module, use_runtime_module
-from torch_ascendgen.targets.sandbox import run_in_child
+from torch_ascendgen.targets.sandbox import Worker, run_in_child
 from torch_ascendgen.targets.sim import library_audit, op_host
 from torch_ascendgen.targets.sim.build import SimBuild, build_sim_kernel
 from torch_ascendgen.targets.sim.list_tensor import list_tensor_desc
@@ -84,6 +84,20 @@ class OpProject:
         self.host_headers = tuple(host_headers)
         self.op_type = op_type
         self._kernels: dict[tuple, SimKernel] = {}
+        self._worker: Worker | None = None  # inside ``with project:``, the child every call runs in
+
+    def __enter__(self) -> OpProject:
+        """Inside ``with project:`` calls share one sandboxed child (started once, restarted after a call that
+        crashed it or overran its time), instead of one child each: a series of calls pays one start."""
+        if self._worker is None:
+            self._worker = Worker(_warm_up, config.build_timeout_s(), f"the process that runs {self.op_kernel[0]}",
+                                  warm_up_args=(str(build_runtime_module()),))
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        worker, self._worker = self._worker, None
+        if worker is not None:
+            worker.__exit__(*exc_info)
 
     @classmethod
     def from_sources(cls, tiling_header: str, op_host: str, op_kernel: str, *, name: str = "op",
@@ -158,10 +172,11 @@ class OpProject:
         plan = self._plan(call, profile)[1] if self._per_key else None
         kernel = self._kernel(description, call, plan.tiling_key if plan else 0)  # the child may not write the cache
         request, what = self._request(description, call, profile)
-        plan, outputs, report = _unwrap(run_in_child(
-            _host_and_launch, str(self.host_library), request, what, description, call, kernel.build, kernel.source,
-            kernel.filename, profile.name, str(build_runtime_module()), plan, timeout=config.run_timeout_s(),
-            what=f"{description.op_type} (its host code and kernel)"))
+        args = (str(self.host_library), request, what, description, call, kernel.build, kernel.source,
+                kernel.filename, profile.name, str(build_runtime_module()), plan)
+        run = self._worker.call if self._worker is not None else run_in_child
+        plan, outputs, report = _unwrap(run(_host_and_launch, *args, timeout=config.run_timeout_s(),
+                                            what=f"{description.op_type} (its host code and kernel)"))
         return OpRun(tuple(outputs), plan, report)
 
     def _soc(self, soc: str | None) -> SocProfile:
@@ -398,6 +413,11 @@ def _host_and_launch(library: str, request: str, what: str, description: OpDescr
     except SimulatorError as exc:
         return None, (exc, exc.debug_text)
     return (plan, outputs, report), None
+
+
+def _warm_up(runtime: str) -> None:
+    """A shared child's warm-up: the runtime module the parent built (the child cannot write the cache)."""
+    use_runtime_module(runtime)
 
 
 def _unwrap(answer: Any) -> tuple:
