@@ -5,6 +5,7 @@ add_custom (three dtype combinations, InferShape/InferDataType, a TilingFunc tha
 lengths and 2 for a tail, DataCopy vs DataCopyPad), scaled_softmax_custom (a REQUIRED Float and an OPTIONAL Bool
 attribute, TILING_DATA_FIELD_DEF_ARR/_STRUCT, rows split over cores, TilingFunc failing for rows too long for UB)
 and probe_custom (an OPTIONAL input, the user workspace, and a TilingFunc that misbehaves on request).
+add_custom's and scaled_softmax_custom's calls share one child (``with project:``); the others' take one each.
 """
 
 from __future__ import annotations
@@ -30,13 +31,15 @@ PROJECTS = Path(__file__).resolve().parent.parent / "op_projects"
 
 
 @pytest.fixture(scope="module")
-def add_custom() -> OpProject:
-    return OpProject.from_directory(PROJECTS / "add_custom")
+def add_custom():
+    with OpProject.from_directory(PROJECTS / "add_custom") as project:  # its calls share one child
+        yield project
 
 
 @pytest.fixture(scope="module")
-def softmax() -> OpProject:
-    return OpProject.from_directory(PROJECTS / "scaled_softmax_custom")
+def softmax():
+    with OpProject.from_directory(PROJECTS / "scaled_softmax_custom") as project:
+        yield project
 
 
 @pytest.fixture(scope="module")
