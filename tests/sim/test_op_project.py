@@ -171,12 +171,20 @@ def test_optional_input_and_user_workspace(probe):
     ("Ascend310P3", (8, 8, 262144, 3)),       # ASCEND310P
 ])
 def test_the_platform_api_reports_the_simulated_soc(probe, soc, facts):
-    plan = probe.plan(torch.randn(4), None, None, soc=soc)
+    x = torch.randn(4).half() if soc == "Ascend310P3" else torch.randn(4)  # the probe's 310P config takes half
+    plan = probe.plan(x, None, None, soc=soc)
     aiv, aic, ub, version, tsch, manager, instances = struct.unpack("<16xIIQIIII24x", plan.tiling)
     assert (aiv, aic, ub, version) == facts
     # CalcTschBlockDim: a vector-only op's 5 slices, then the page's pattern (aivNum slices, AIC+AIV groups)
     assert tsch == 5000 + aiv // (aiv // aic) and manager == aiv  # and PlatformAscendCManager's SoC
     assert instances == 1  # the OPTIONAL bias left out takes no input instance
+
+
+def test_an_addconfig_with_its_own_lists_is_what_that_soc_sees(probe):
+    assert [d.dtypes for d in probe.describe(soc="Ascend310P3").inputs] == [(1,), (1,), (1,)]  # DT_FLOAT16
+    assert [d.dtypes for d in probe.describe(soc="Ascend910B2").inputs] == [(0,), (0,), (0,)]  # DT_FLOAT
+    with pytest.raises(OpProjectError, match=r"declares no dtype combination for x=torch.float32"):
+        probe.plan(torch.randn(4), None, None, soc="Ascend310P3")
 
 
 def test_input_instances_and_opdef_indices(probe):

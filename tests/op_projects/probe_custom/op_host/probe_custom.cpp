@@ -84,6 +84,15 @@ public:
         this->Attr("dims").AttrType(OPTIONAL).ListInt({1, 2, 3});
         this->Attr("tag").AttrType(OPTIONAL).String("probe");
         this->AICore().SetTiling(optiling::TilingFunc);
+
+        OpAICoreConfig halfOnly;  // on 310P the probe takes half tensors
+        halfOnly.Input("x").ParamType(REQUIRED).DataType({ge::DT_FLOAT16}).Format({ge::FORMAT_ND});
+        halfOnly.Input("bias").ParamType(OPTIONAL).DataType({ge::DT_FLOAT16}).Format({ge::FORMAT_ND});
+        halfOnly.Input("scale").ParamType(OPTIONAL).DataType({ge::DT_FLOAT16}).Format({ge::FORMAT_ND});
+        halfOnly.Output("y").ParamType(REQUIRED).DataType({ge::DT_FLOAT16}).Format({ge::FORMAT_ND});
+        this->AICore().AddConfig("ascend910b");
+        this->AICore().AddConfig("ascend910_93");
+        this->AICore().AddConfig("ascend310p", halfOnly);
     }
 };
 OP_ADD(ProbeCustom);
