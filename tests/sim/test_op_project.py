@@ -194,6 +194,11 @@ def test_input_instances_and_opdef_indices(probe):
     assert struct.unpack("<44xIfI16x", with_scale.tiling) == (2, 0.5, 1)  # the scale is instance 1 here
 
 
+def test_get_tiling_data_is_the_tiling_bytes_in_place(probe):
+    plan = probe.plan(torch.randn(4), None, None, mode=9)
+    assert struct.unpack_from("<I", plan.tiling) == (5,) and len(plan.tiling) == 72
+
+
 def test_list_and_string_attributes(probe):
     defaults = probe.plan(torch.randn(4), None, None)
     assert struct.unpack("<56xqII", defaults.tiling) == (6, 5, 3)  # ListInt({1, 2, 3}), String("probe")

@@ -65,6 +65,9 @@ static ge::graphStatus TilingFunc(gert::TilingContext *context)
     context->SetBlockDim(1);
     tiling.SaveToBuffer(context->GetRawTilingData()->GetData(), context->GetRawTilingData()->GetCapacity());
     context->GetRawTilingData()->SetDataSize(tiling.GetDataSize());
+    if (mode == 9) {
+        context->GetTilingData<ProbeTilingData>()->length += 1;  // the struct in place, as newer host code writes it
+    }
     size_t *workspaces = context->GetWorkspaceSizes(1);
     workspaces[0] = platform.GetLibApiWorkSpaceSize() + tiling.get_length() * sizeof(float);
     return ge::GRAPH_SUCCESS;
