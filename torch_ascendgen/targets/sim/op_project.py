@@ -167,7 +167,7 @@ class OpProject:
         if not isolated:
             description, plan = self._plan(call, profile)
             outputs, args = _launch_args(description, call, plan)
-            report = self._kernel(description, call, plan.tiling_key).launch(plan.block_dim, *args, soc=profile.name)
+            report = _launch(self._kernel(description, call, plan.tiling_key), plan, args, profile.name)
             return OpRun(tuple(outputs), plan, report)
         plan = self._plan(call, profile)[1] if self._per_key else None
         kernel = self._kernel(description, call, plan.tiling_key if plan else 0)  # the child may not write the cache
@@ -409,10 +409,15 @@ def _host_and_launch(library: str, request: str, what: str, description: OpDescr
     outputs, args = _launch_args(description, call, plan)
     use_runtime_module(runtime)
     try:
-        report = SimKernel(build, kernel_text, filename).launch(plan.block_dim, *args, soc=soc)
+        report = _launch(SimKernel(build, kernel_text, filename), plan, args, soc)
     except SimulatorError as exc:
         return None, (exc, exc.debug_text)
     return (plan, outputs, report), None
+
+
+def _launch(kernel: SimKernel, plan: HostPlan, args: list, soc: str) -> RunReport:
+    """The one place an operator project's kernel is launched (in the child, or here with ``isolated=False``)."""
+    return kernel.launch(plan.block_dim, *args, soc=soc)
 
 
 def _warm_up(runtime: str) -> None:

@@ -30,6 +30,10 @@ static ge::graphStatus TilingFunc(gert::TilingContext *context)
         const float *values = context->GetInputTensor(0)->GetData<float>();  // x is not ValueDepend
         (void)values;
     }
+    ge::Shape rows({2, 3, 4});  // what op_host code hands the high-level APIs' host tiling
+    if (rows.GetDimNum() != 3 || rows.GetShapeSize() != 24 || rows.GetDim(2) != 4) {
+        return ge::GRAPH_FAILED;
+    }
     ProbeTilingData tiling;
     tiling.set_length(context->GetInputShape(0)->GetStorageShape().GetShapeSize());
     tiling.set_hasBias(context->GetOptionalInputShape(1) != nullptr ? 1 : 0);
