@@ -335,6 +335,10 @@ def test_the_kernel_prelude_defines_the_combination(add_custom):
     with pytest.raises(OpProjectError, match=r"add_custom takes 4 parameters; .* \(x, y\), its outputs \(z\), then "
                                              r"workspace and tiling: 5 GM_ADDR parameters"):
         kernel_source(description, 0, add_custom.tiling_header[1], old_style)
+    base = '#include "register/tilingdata_base.h"'
+    with_api = add_custom.tiling_header[1].replace(base, base + '\n#include "tiling/tiling_api.h"')
+    source = kernel_source(description, 0, with_api, add_custom.op_kernel[1])
+    assert "\n// tiling_api.h: its structs come with kernel_operator.h\n" in source  # host helpers stay host-side
     including = '#include "../op_host/add_custom_tiling.h"\n' + add_custom.op_kernel[1]
     source = kernel_source(description, 0, add_custom.tiling_header[1], including, header_name="add_custom_tiling.h")
     assert "\n#line 1\n// add_custom_tiling.h: included before the kernel\n" in source

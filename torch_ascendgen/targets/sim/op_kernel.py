@@ -41,6 +41,8 @@ PLAIN_FORMATS = {0: "FORMAT_NCHW", 1: "FORMAT_NHWC", 2: "FORMAT_ND", 16: "FORMAT
                  30: "FORMAT_NCDHW"}  # row-major layouts: a contiguous tensor is all the simulator holds
 
 _TILING_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"](?:register/)?tilingdata_base\.h[>"]', re.M)
+# The high-level APIs' host tiling: on the kernel side their structs (SoftMaxTiling, ...) come with kernel_operator.h.
+_TILING_API_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"](?:tiling/)?tiling_api\.h[>"]', re.M)
 _REGISTERED = re.compile(r"REGISTER_TILING_DATA_CLASS\s*\(\s*(\w+)\s*,\s*(\w+)\s*\)")
 
 
@@ -81,6 +83,7 @@ def kernel_source(description: OpDescription, combo: int, tiling_header: str, ke
     if tiling_key is not None:
         lines.append(f"#define TILING_KEY_VAR {int(tiling_key)}")
     header = _TILING_INCLUDE.sub('#include "host/register/tilingdata_base.h"', tiling_header)
+    header = _TILING_API_INCLUDE.sub("// tiling_api.h: its structs come with kernel_operator.h", header)
     wrapper = f"::ascendc_sim::KeyedEntry<decltype({entry}), {listed}>"
     if header_name:
         own_include = re.compile(rf'^[ \t]*#[ \t]*include[ \t]*["<](?:[^">]*/)?{re.escape(header_name)}[">]', re.M)
