@@ -51,7 +51,8 @@ std::string unhex(const std::string& text) {
 struct Request {
     std::string mode, op, soc_family;
     fe::PlatFormInfos platform;
-    std::vector<TensorArg> inputs, outputs;
+    std::vector<std::vector<TensorArg>> ir_inputs;  // per OpDef input, its instances
+    std::vector<TensorArg> outputs;
     std::vector<std::pair<size_t, gert::AttrValue>> attrs;  // the values the caller gave
 };
 
@@ -69,9 +70,8 @@ gert::Shape read_shape(std::istringstream& in) {
 
 TensorArg read_tensor(std::istringstream& in) {
     TensorArg t;
-    int present = 0, dtype = 0, format = 0;
-    in >> present >> dtype >> format;
-    t.present = present != 0;
+    int dtype = 0, format = 0;
+    in >> dtype >> format;
     t.desc.SetDataType(ge::DataType(dtype));
     t.desc.SetFormat(ge::Format(format));
     t.shape = gert::StorageShape(read_shape(in));
@@ -118,8 +118,21 @@ Request parse(const std::string& text) {
         else if (key == "op") in >> r.op;
         else if (key == "soc") in >> r.platform.soc_name >> r.soc_family >> r.platform.arch >> r.platform.vector_cores >>
                                    r.platform.cube_cores >> r.platform.ub_bytes;
-        else if (key == "input") r.inputs.push_back(read_tensor(in));
-        else if (key == "output") r.outputs.push_back(read_tensor(in));
+        else if (key == "input") {  // input <OpDef index> <present> <dtype> <format> <rank> <dims...>
+            size_t ir = 0;
+            int present = 0;
+            in >> ir >> present;
+            if (r.ir_inputs.size() <= ir) r.ir_inputs.resize(ir + 1);
+            if (present) r.ir_inputs[ir].push_back(read_tensor(in));
+        } else if (key == "values") {  // values <OpDef index> <index within> <hex bytes>: a ValueDepend input
+            size_t ir = 0, relative = 0;
+            std::string bytes;
+            in >> ir >> relative >> bytes;
+            if (ir < r.ir_inputs.size() && relative < r.ir_inputs[ir].size()) {
+                std::string raw = unhex(bytes);
+                r.ir_inputs[ir][relative].values.assign(raw.begin(), raw.end());
+            }
+        } else if (key == "output") r.outputs.push_back(read_tensor(in));
         else if (key == "attr") {
             size_t index = 0;
             in >> index;
@@ -195,12 +208,15 @@ std::string run(const ops::OpDef& def, const Request& r) {
     OpCall call;
     call.op_type = def.type();
     call.platform = r.platform;
-    call.inputs = r.inputs;
+    call.ir_inputs = r.ir_inputs;
     call.outputs = r.outputs;
     const auto& inputs = params(def, r.soc_family, true).all();
     const auto& outputs = params(def, r.soc_family, false).all();
-    for (size_t i = 0; i < call.inputs.size() && i < inputs.size(); ++i) call.inputs[i].name = inputs[i].name();
+    call.ir_inputs.resize(inputs.size());
+    for (size_t i = 0; i < inputs.size(); ++i)
+        for (auto& t : call.ir_inputs[i]) t.name = inputs[i].name();
     for (size_t i = 0; i < call.outputs.size() && i < outputs.size(); ++i) call.outputs[i].name = outputs[i].name();
+    call.index_instances();
     fill_attrs(def, r, call);
     platform_ascendc::current_platform() = &call.platform;
 

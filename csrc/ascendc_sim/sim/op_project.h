@@ -6,6 +6,7 @@
 // KeyedEntry, whose extra last parameter carries the key.
 #pragma once
 #include <cstdint>
+#include <utility>
 
 #include "core.h"
 #include "tiling.h"
@@ -27,20 +28,27 @@ inline bool tiling_key_is(uint64_t key, Loc loc) {
     return op_tiling_key == key;
 }
 
-template <typename Signature>
-struct KeyedEntry;
+template <size_t>
+using GmRegion = uint8_t*;
 
-// The operator entry with the tiling key as an extra last parameter: what the simulator launches.
-template <typename... Args>
-struct KeyedEntry<void(Args...)> {
+template <typename Signature, typename Regions>
+struct KeyedEntryOf;
+
+// The operator entry with the tiling key as an extra parameter, then one GM pointer per tensor a DYNAMIC input
+// lists (unused by the kernel: passing them makes the launch know their GM). What the simulator launches.
+template <typename... Args, size_t... Region>
+struct KeyedEntryOf<void(Args...), std::index_sequence<Region...>> {
     template <void (*Entry)(Args...)>
-    static void call(Args... args, uint64_t tiling_key) {
+    static void call(Args... args, uint64_t tiling_key, GmRegion<Region>...) {
         op_tiling_key = tiling_key;
         op_tiling_key_set = true;
         Entry(args...);
         op_tiling_key_set = false;
     }
 };
+
+template <typename Signature, size_t Regions = 0>
+using KeyedEntry = KeyedEntryOf<Signature, std::make_index_sequence<Regions>>;
 
 }  // namespace ascendc_sim
 

@@ -3,17 +3,20 @@ built into a library with the clean-room host API (csrc/ascendc_sim/host) and ru
 
 The host code is untrusted (a model may have written it): it is compiled in the build sandbox and runs only in a
 sandboxed child (``run_in_child``), which loads the library, asks the driver (``host/ascendgen_op_host.cpp``)
-and returns its text answer. A TilingFunc that crashes or loops costs that child: the caller gets a
-KernelCrashError or KernelTimeoutError naming the op.
+and returns its text answer. No other process loads the library, so it is not put through library_audit.py
+(whose allow-list is a kernel's: the host code's C++ runtime use, iostreams included, is wider). A TilingFunc
+that crashes or loops costs that child: the caller gets a KernelCrashError or KernelTimeoutError naming the op.
 
 The driver's protocol is line based. A request names the mode (``describe`` or ``run``), the SoC (name,
 AddConfig family, arch, vector and cube cores, UB bytes: from targets/soc.py), and for ``run`` the inputs and
-outputs (present, ge::DataType, ge::Format, rank, dims) and the attribute values the caller gave. The answer
+outputs (OpDef index, present, ge::DataType, ge::Format, rank, dims; a ValueDepend input's bytes) and the
+attribute values the caller gave. The answer
 starts with ``ok`` or ``error <message>``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import hashlib
 import json
@@ -113,12 +116,14 @@ class HostPlan:
 
 @dataclass(frozen=True)
 class TensorSpec:
-    """An input or output as the host code sees it: absent (an OPTIONAL input left out) or dtype, format, shape."""
+    """An input or output as the host code sees it: absent (an OPTIONAL input left out) or dtype, format, shape
+    (and the values of a ValueDepend input)."""
 
     present: bool
     dtype: int = 0
     format: int = 2
     shape: tuple[int, ...] = ()
+    values: bytes | None = None  # a ValueDepend input's elements, which the tiling may read
 
 
 def soc_family(profile: SocProfile) -> str:
@@ -195,6 +200,27 @@ def describe(library: Path, profile: SocProfile, op_type: str | None) -> OpDescr
 
 
 def parse_description(answer: str) -> OpDescription:
+    """The ``describe`` answer (written where the op's untrusted code runs: malformed text is an OpProjectError)."""
+    with _malformed("the OpDef description"):
+        return _description(answer)
+
+
+def parse_plan(answer: str) -> HostPlan:
+    """The ``run`` answer (written where the op's untrusted code runs: malformed text is an OpProjectError)."""
+    with _malformed("the host code's answer"):
+        return _plan(answer)
+
+
+@contextlib.contextmanager
+def _malformed(what: str):
+    try:
+        yield
+    except (ValueError, KeyError, IndexError) as exc:
+        raise OpProjectError(f"{what} is malformed ({type(exc).__name__}: {exc}); did the op's host code write to "
+                             "memory it does not own?") from None
+
+
+def _description(answer: str) -> OpDescription:
     fields: dict[str, list] = {"input": [], "output": [], "attr": [], "config": []}
     op_type, functions = "", [0, 0, 0]
     for words in (line.split() for line in answer.splitlines()[1:]):
@@ -218,18 +244,26 @@ def parse_description(answer: str) -> OpDescription:
                          tuple(fields["config"]), *(bool(f) for f in functions))
 
 
-def run_request(profile: SocProfile, op_type: str, inputs: list[TensorSpec], outputs: list[TensorSpec],
+def run_request(profile: SocProfile, op_type: str, inputs: list[tuple[int, TensorSpec]], outputs: list[TensorSpec],
                 attrs: list[str]) -> str:
-    """The ``run`` request; ``attrs`` are driver lines (``attr <index> <kind> <values>``)."""
+    """The ``run`` request: ``inputs`` are (OpDef input index, spec), one per instance (several for a DYNAMIC
+    input, one not present for an absent OPTIONAL one); ``attrs`` are driver lines (``attr <index> <kind> ...``)."""
     lines = ["mode run", f"op {op_type}", soc_line(profile)]
-    for word, specs in (("input", inputs), ("output", outputs)):
-        for spec in specs:
-            dims = " ".join(str(int(d)) for d in spec.shape)
-            lines.append(f"{word} {int(spec.present)} {spec.dtype} {spec.format} {len(spec.shape)} {dims}".rstrip())
+    lines += [f"input {ir} {int(spec.present)} {_tensor_words(spec)}" for ir, spec in inputs]
+    relative: dict[int, int] = {}
+    for ir, spec in inputs:
+        index = relative[ir] = relative.get(ir, -1) + 1
+        if spec.values is not None:
+            lines.append(f"values {ir} {index} {spec.values.hex() or '-'}")
+    lines += [f"output {_tensor_words(spec)}" for spec in outputs]
     return "\n".join([*lines, *attrs]) + "\n"
 
 
-def parse_plan(answer: str) -> HostPlan:
+def _tensor_words(spec: TensorSpec) -> str:
+    return " ".join(str(int(v)) for v in (spec.dtype, spec.format, len(spec.shape), *spec.shape))
+
+
+def _plan(answer: str) -> HostPlan:
     values: dict[str, str] = {}
     shapes, dtypes = [], []
     for words in (line.split() for line in answer.splitlines()[1:]):

@@ -3,11 +3,12 @@
     project = OpProject.from_directory("add_custom")     # op_host/add_custom{_tiling.h,.cpp}, op_kernel/add_custom.cpp
     z = project(x, y)                                    # attributes by name: project(x, scale=0.5)
 
-A call reads the OpDef (inputs, outputs, attributes, dtype combinations), runs the op's InferShape, InferDataType
-and TilingFunc for the inputs' shapes, dtypes and the attributes in a sandboxed child (op_host.py), builds the
-kernel for the dtype combination the inputs match (DTYPE_<NAME>/ORIG_DTYPE_<NAME> defined, GET_TILING_DATA
-reading the registered tiling struct), allocates the outputs, the workspace and the tiling bytes, and launches it
-with the block dim and tiling key the TilingFunc set (in a child too, unless ``isolated=False``).
+A call reads the OpDef (inputs, outputs, attributes, dtype combinations; op_host.py), builds the kernel for the
+dtype combination the inputs match (op_kernel.py), then, in one sandboxed child, runs the op's InferShape,
+InferDataType and TilingFunc for the inputs' shapes, dtypes, ValueDepend values and the attributes, allocates the
+outputs, the workspace and the tiling bytes, and launches the kernel with the block dim and tiling key the
+TilingFunc set (``isolated=False``: the host code in a child, the kernel in this process). A DYNAMIC input is a
+list of tensors; its kernel parameter receives a ListTensorDesc block (list_tensor.py).
 
 Output shapes: the op's InferShape when its OpDef sets one; else ``output_shapes=`` of the call; else each output
 takes the first input's shape. Output dtypes: the matched combination's. Outputs are filled with a poison value
@@ -18,7 +19,6 @@ The workspace is the sum of GetWorkspaceSizes (at least 32 bytes, so the kernel 
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,42 +29,23 @@ import torch
 from torch_ascendgen import config
 from torch_ascendgen.errors import KernelBuildError, OpProjectError, SimulatorError
 from torch_ascendgen.targets.runtime import build_runtime_module, use_runtime_module
-from torch_ascendgen.targets.sandbox import run_in_child
-from torch_ascendgen.targets.sim import op_host
+from torch_ascendgen.targets.sandbox import Worker, run_in_child
+from torch_ascendgen.targets.sim import library_audit, op_host
 from torch_ascendgen.targets.sim.build import SimBuild, build_sim_kernel
+from torch_ascendgen.targets.sim.list_tensor import list_tensor_desc
 from torch_ascendgen.targets.sim.op_host import HostPlan, OpDescription, ParamDecl, TensorSpec
-from torch_ascendgen.targets.sim.simulator import RunReport, SimKernel, find_entry
+from torch_ascendgen.targets.sim.op_kernel import (
+    BY_TORCH,
+    BY_VALUE,
+    ENTRY,
+    PLAIN_FORMATS,
+    built_per_key,
+    dtype_name,
+    kernel_log,
+    kernel_source,
+)
+from torch_ascendgen.targets.sim.simulator import RunReport, SimKernel
 from torch_ascendgen.targets.soc import SocProfile, get_soc
-
-ENTRY = "ascendgen_op_entry"
-
-# ge::DataType: (value, the kernel's C type, torch dtype or None when torch has none the simulator takes)
-GE_DTYPES: dict[str, tuple[int, str, torch.dtype | None]] = {
-    "DT_FLOAT": (0, "float", torch.float32),
-    "DT_FLOAT16": (1, "half", torch.float16),
-    "DT_INT8": (2, "int8_t", torch.int8),
-    "DT_INT32": (3, "int32_t", torch.int32),
-    "DT_UINT8": (4, "uint8_t", torch.uint8),
-    "DT_INT16": (6, "int16_t", torch.int16),
-    "DT_UINT16": (7, "uint16_t", None),
-    "DT_UINT32": (8, "uint32_t", None),
-    "DT_INT64": (9, "int64_t", torch.int64),
-    "DT_UINT64": (10, "uint64_t", None),
-    "DT_DOUBLE": (11, "double", torch.float64),
-    "DT_BOOL": (12, "bool", torch.bool),
-    "DT_BF16": (27, "bfloat16_t", torch.bfloat16),
-}
-_BY_VALUE = {value: (name, ctype, dtype) for name, (value, ctype, dtype) in GE_DTYPES.items()}
-_BY_TORCH = {dtype: value for value, _, dtype in GE_DTYPES.values() if dtype is not None}
-PLAIN_FORMATS = {0: "FORMAT_NCHW", 1: "FORMAT_NHWC", 2: "FORMAT_ND", 16: "FORMAT_HWCN", 27: "FORMAT_NDHWC",
-                 30: "FORMAT_NCDHW"}  # row-major layouts: a contiguous tensor is all the simulator holds
-
-_TILING_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"](?:register/)?tilingdata_base\.h[>"]', re.M)
-_REGISTERED = re.compile(r"REGISTER_TILING_DATA_CLASS\s*\(\s*(\w+)\s*,\s*(\w+)\s*\)")
-
-
-def dtype_name(value: int) -> str:
-    return _BY_VALUE.get(value, (f"ge::DataType({value})",))[0]
 
 
 @dataclass(frozen=True)
@@ -81,10 +62,15 @@ class _Call:
     """A call resolved against the OpDef: the matched combination and what goes to the host code."""
 
     combo: int
-    inputs: tuple[torch.Tensor | None, ...]
-    input_specs: tuple[TensorSpec, ...]
+    inputs: tuple[torch.Tensor | tuple[torch.Tensor, ...] | None, ...]  # per OpDef input; a tuple: DYNAMIC
+    input_specs: tuple[tuple[int, TensorSpec], ...]  # (OpDef input index, spec) per instance; absent: not present
     output_specs: tuple[TensorSpec, ...]
     attr_lines: tuple[str, ...]
+
+    @property
+    def listed(self) -> tuple[torch.Tensor, ...]:
+        """The tensors of the DYNAMIC inputs, in order: their GM goes to the launch as extra regions."""
+        return tuple(t for value in self.inputs if isinstance(value, tuple) for t in value)
 
 
 class OpProject:
@@ -98,6 +84,20 @@ class OpProject:
         self.host_headers = tuple(host_headers)
         self.op_type = op_type
         self._kernels: dict[tuple, SimKernel] = {}
+        self._worker: Worker | None = None  # inside ``with project:``, the child every call runs in
+
+    def __enter__(self) -> OpProject:
+        """Inside ``with project:`` calls share one sandboxed child (started once, restarted after a call that
+        crashed it or overran its time), instead of one child each: a series of calls pays one start."""
+        if self._worker is None:
+            self._worker = Worker(_warm_up, config.build_timeout_s(), f"the process that runs {self.op_kernel[0]}",
+                                  warm_up_args=(str(build_runtime_module()),))
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        worker, self._worker = self._worker, None
+        if worker is not None:
+            worker.__exit__(*exc_info)
 
     @classmethod
     def from_sources(cls, tiling_header: str, op_host: str, op_kernel: str, *, name: str = "op",
@@ -153,43 +153,49 @@ class OpProject:
         outputs = self.run(*inputs, **attrs).outputs
         return outputs[0] if len(outputs) == 1 else outputs
 
-    def run(self, *inputs: torch.Tensor | None, soc: str | None = None, isolated: bool = True,
-            output_shapes: Sequence[Sequence[int]] | None = None, **attrs: Any) -> OpRun:
-        """Run the op on CPU tensors (None for an OPTIONAL input left out); attributes by their OpDef names.
+    def run(self, *inputs: torch.Tensor | Sequence[torch.Tensor] | None, soc: str | None = None,
+            isolated: bool = True, output_shapes: Sequence[Sequence[int]] | None = None, **attrs: Any) -> OpRun:
+        """Run the op on CPU tensors: one per REQUIRED input, a tensor or None per OPTIONAL one, a list of tensors
+        per DYNAMIC one; attributes by their OpDef names.
 
-        The host code and the kernel run in one sandboxed child. ``isolated=False`` launches the kernel in this
-        process (the host code still runs in a child): only for kernels you trust."""
+        The host code and the kernel run in one sandboxed child (kernels built per tiling key: the host code
+        first, in a child of its own). ``isolated=False`` launches the kernel in this process (the host code
+        still runs in a child): only for kernels you trust."""
         profile = self._soc(soc)
         call = self._resolve(inputs, attrs, output_shapes, profile)
         description = self._describe(op_host.soc_family(profile))
-        if isolated and not self._per_key:
-            kernel = self._kernel(description, call.combo, 0)  # built here: the child may not write the cache
-            request, what = self._request(description, call, profile)
-            runtime = str(build_runtime_module())
-            plan, outputs, report = _unwrap(run_in_child(
-                _host_and_launch, str(self.host_library), request, what, description, call, kernel.build,
-                kernel.source, kernel.filename, profile.name, runtime, timeout=config.run_timeout_s(),
-                what=f"{description.op_type} (its host code and kernel)"))
+        if not isolated:
+            description, plan = self._plan(call, profile)
+            outputs, args = _launch_args(description, call, plan)
+            report = _launch(self._kernel(description, call, plan.tiling_key), plan, args, profile.name)
             return OpRun(tuple(outputs), plan, report)
-        description, plan = self._plan(call, profile)
-        kernel = self._kernel(description, call.combo, plan.tiling_key)
-        launch = kernel.launch_isolated if isolated else kernel.launch
-        outputs, args = _launch_args(description, call, plan)
-        return OpRun(tuple(outputs), plan, launch(plan.block_dim, *args, soc=profile.name))
+        plan = self._plan(call, profile)[1] if self._per_key else None
+        kernel = self._kernel(description, call, plan.tiling_key if plan else 0)  # the child may not write the cache
+        request, what = self._request(description, call, profile)
+        args = (str(self.host_library), request, what, description, call, kernel.build, kernel.source,
+                kernel.filename, profile.name, str(build_runtime_module()), plan)
+        run = self._worker.call if self._worker is not None else run_in_child
+        plan, outputs, report = _unwrap(run(_host_and_launch, *args, timeout=config.run_timeout_s(),
+                                            what=f"{description.op_type} (its host code and kernel)"))
+        return OpRun(tuple(outputs), plan, report)
 
     def _soc(self, soc: str | None) -> SocProfile:
         return get_soc(soc or config.default_soc())
 
-    def _resolve(self, inputs: Sequence, attrs: dict, output_shapes, profile: SocProfile) -> _Call:
+    def _resolve(self, inputs: Sequence, attrs: dict, output_shapes, profile: SocProfile,
+                 check_attrs: bool = True) -> _Call:
         description = self._describe(op_host.soc_family(profile))
         _check_soc(description, profile)
         tensors = _input_tensors(description, inputs)
         combo = _match_combo(description, tensors)
-        input_specs = tuple(_spec(t, decl, combo) for t, decl in zip(tensors, description.inputs))
+        input_specs = tuple((ir, _spec(t, decl, combo))
+                            for ir, (value, decl) in enumerate(zip(tensors, description.inputs))
+                            for t in (value if isinstance(value, tuple) else (value,)))
         shapes = _fallback_output_shapes(description, tensors, output_shapes)
         output_specs = tuple(TensorSpec(True, d.dtype_at(combo), d.format_at(combo), s)
                              for d, s in zip(description.outputs, shapes))
-        return _Call(combo, tensors, input_specs, output_specs, tuple(_attr_lines(description, attrs)))
+        attr_lines = tuple(_attr_lines(description, attrs)) if check_attrs else ()
+        return _Call(combo, tensors, input_specs, output_specs, attr_lines)
 
     def _request(self, description: OpDescription, call: _Call, profile: SocProfile) -> tuple[str, str]:
         request = op_host.run_request(profile, description.op_type, list(call.input_specs), list(call.output_specs),
@@ -205,49 +211,32 @@ class OpProject:
 
     # ---- the kernel half ---------------------------------------------------------------------------------
 
+    def kernel(self, *inputs: torch.Tensor | Sequence[torch.Tensor] | None, soc: str | None = None,
+               tiling_key: int = 0) -> SimKernel:
+        """The kernel built for these inputs' dtype combination, to launch directly: its arguments are the inputs,
+        the outputs, the workspace, the tiling bytes, then the tiling key (and a DYNAMIC input's tensors)."""
+        profile = self._soc(soc)
+        call = self._resolve(inputs, {}, None, profile, check_attrs=False)
+        return self._kernel(self._describe(op_host.soc_family(profile)), call, tiling_key)
+
     @property
     def _per_key(self) -> bool:
-        """The kernel tests TILING_KEY_VAR in the preprocessor: it is built once per tiling key."""
-        return "TILING_KEY_VAR" in self.op_kernel[1]
+        return built_per_key(self.tiling_header[1], self.op_kernel[1])
 
-    def _kernel(self, description: OpDescription, combo: int, tiling_key: int) -> SimKernel:
+    def _kernel(self, description: OpDescription, call: _Call, tiling_key: int) -> SimKernel:
         name, text = self.op_kernel
-        key = tiling_key if self._per_key else None
-        if (combo, key) not in self._kernels:
-            source = kernel_source(description, combo, self.tiling_header[1], text, key)
+        cache_key = (call.combo, tiling_key if self._per_key else None, len(call.listed))
+        if cache_key not in self._kernels:
+            source = kernel_source(description, call.combo, self.tiling_header[1], text, cache_key[1], cache_key[2],
+                                   header_name=self.tiling_header[0])
             try:
                 build = build_sim_kernel(source, ENTRY)
             except KernelBuildError as exc:
-                raise KernelBuildError(str(exc).replace("kernel.cpp", f"op_kernel/{name}"), exc.log.replace(
-                    "kernel.cpp", f"op_kernel/{name}"), exc.command) from None
-            self._kernels[(combo, key)] = SimKernel(build, text, f"op_kernel/{name}")
-        return self._kernels[(combo, key)]
-
-
-def kernel_source(description: OpDescription, combo: int, tiling_header: str, kernel: str,
-                  tiling_key: int | None = None) -> str:
-    """The kernel translation unit: a prelude (DT_*/DTYPE_*/ORIG_DTYPE_* for the combination, the registered tiling
-    struct), the tiling header, then the kernel at its own line numbers, then the entry that takes the key."""
-    if "GET_TILING_DATA(" in kernel and not any(op == description.op_type for op, _ in _REGISTERED.findall(
-            tiling_header)):
-        raise OpProjectError(f"the tiling header registers no TilingData class for {description.op_type}: add "
-                             f"REGISTER_TILING_DATA_CLASS({description.op_type}, <its TilingData class>)")
-    entry = find_entry(kernel)
-    lines = ["// torch_ascendgen operator-project prelude", '#include "kernel_operator.h"',
-             '#include "sim/op_project.h"']
-    lines += [f"#define {name} {value}" for name, (value, _, _) in GE_DTYPES.items()]
-    for decl in (*description.inputs, *description.outputs):
-        macro = re.sub(r"\W", "_", decl.name).upper()
-        name, ctype, _ = _BY_VALUE.get(decl.dtype_at(combo), ("DT_UNDEFINED", "void", None))
-        lines += [f"#define DTYPE_{macro} {ctype}", f"#define ORIG_DTYPE_{macro} {name}"]
-    registered = f"::optiling::ascendgen_registered_tiling_{description.op_type}::type"
-    lines.append(f"#define ASCENDGEN_OP_TILING_TYPE {registered}")
-    if tiling_key is not None:
-        lines.append(f"#define TILING_KEY_VAR {int(tiling_key)}")
-    header = _TILING_INCLUDE.sub('#include "host/register/tilingdata_base.h"', tiling_header)
-    lines += [header, "using namespace optiling;", "#line 1", kernel,
-              f"static constexpr auto& {ENTRY} = ::ascendc_sim::KeyedEntry<decltype({entry})>::call<&{entry}>;"]
-    return "\n".join(lines) + "\n"
+                raise KernelBuildError(kernel_log(str(exc), text, name), kernel_log(exc.log, text, name),
+                                       exc.command) from None
+            library_audit.audit_library(build.library)  # before any process loads it, as every model-written kernel
+            self._kernels[cache_key] = SimKernel(build, text, f"op_kernel/{name}")
+        return self._kernels[cache_key]
 
 
 # ---- checks, each naming the problem and the fix -------------------------------------------------------------
@@ -261,10 +250,11 @@ def _profiles() -> tuple[SocProfile, ...]:
 
 def _check_description(description: OpDescription) -> None:
     op = description.op_type
-    for decl in (*description.inputs, *description.outputs):
+    for decl in description.outputs:
         if decl.param_type == "dynamic":
-            raise OpProjectError(f"{op}: {decl.name} is DYNAMIC (a tensor list); the simulator runs REQUIRED and "
-                                 "OPTIONAL tensors only")
+            raise OpProjectError(f"{op}: output {decl.name} is DYNAMIC (a tensor list); the simulator runs REQUIRED "
+                                 "and OPTIONAL outputs only")
+    for decl in (*description.inputs, *description.outputs):
         if not decl.dtypes:
             raise OpProjectError(f"{op}: {decl.name} declares no DataType({{...}}); list its dtypes")
     counts = {len(d.dtypes) for d in (*description.inputs, *description.outputs) if not d.dtype_list}
@@ -284,31 +274,48 @@ def _check_soc(description: OpDescription, profile: SocProfile) -> None:
                              f'this->AICore().AddConfig("{family}") or run on one of those SoCs (soc=)')
 
 
-def _input_tensors(description: OpDescription, inputs: Sequence) -> tuple[torch.Tensor | None, ...]:
+def _input_tensors(description: OpDescription, inputs: Sequence) -> tuple:
     names = [d.name for d in description.inputs]
     if len(inputs) != len(names):
         raise OpProjectError(f"{description.op_type} takes {len(names)} inputs ({', '.join(names)}), got "
                              f"{len(inputs)}; pass None for an OPTIONAL input left out")
-    tensors = []
-    for decl, value in zip(description.inputs, inputs):
-        if value is None and decl.param_type != "optional":
-            raise OpProjectError(f"{description.op_type}: input {decl.name} is REQUIRED; pass a tensor")
-        if value is not None and (not isinstance(value, torch.Tensor) or value.device.type != "cpu"):
-            raise OpProjectError(f"{description.op_type}: input {decl.name} must be a CPU tensor, got "
-                                 f"{getattr(value, 'device', type(value).__name__)}")
-        tensors.append(None if value is None else value.contiguous())
-    return tuple(tensors)
+    return tuple(_input(description.op_type, decl, value) for decl, value in zip(description.inputs, inputs))
 
 
-def _match_combo(description: OpDescription, tensors: Sequence[torch.Tensor | None]) -> int:
-    given = [(d, _BY_TORCH.get(t.dtype, -1)) for d, t in zip(description.inputs, tensors) if t is not None]
+def _input(op: str, decl: ParamDecl, value: Any) -> torch.Tensor | tuple[torch.Tensor, ...] | None:
+    """One input as the call holds it: a contiguous CPU tensor, a tuple of them (DYNAMIC) or None (absent)."""
+    if decl.param_type == "dynamic":
+        if not isinstance(value, (list, tuple)) or not value:
+            raise OpProjectError(f"{op}: input {decl.name} is DYNAMIC; pass a non-empty list of tensors")
+        return tuple(_cpu_tensor(op, decl, v) for v in value)
+    if value is None:
+        if decl.param_type != "optional":
+            raise OpProjectError(f"{op}: input {decl.name} is REQUIRED; pass a tensor")
+        return None
+    return _cpu_tensor(op, decl, value)
+
+
+def _cpu_tensor(op: str, decl: ParamDecl, value: Any) -> torch.Tensor:
+    if not isinstance(value, torch.Tensor) or value.device.type != "cpu":
+        raise OpProjectError(f"{op}: input {decl.name} must be a CPU tensor, got "
+                             f"{getattr(value, 'device', type(value).__name__)}")
+    return value.contiguous()
+
+
+def _match_combo(description: OpDescription, tensors: Sequence) -> int:
+    given = [(d, BY_TORCH.get(t.dtype, -1)) for d, value in zip(description.inputs, tensors)
+             for t in (value if isinstance(value, tuple) else (value,)) if t is not None]
     for combo in range(description.combo_count):
         if all(decl.dtype_at(combo) == value for decl, value in given):
             return combo
     declared = "; ".join(_combo_text(description, c) for c in range(description.combo_count))
-    got = ", ".join(f"{d.name}={t.dtype}" for d, t in zip(description.inputs, tensors) if t is not None)
-    raise OpProjectError(f"{description.op_type} declares no dtype combination for {got}; it declares: {declared} "
-                         "(add the combination to every input's and output's DataType list, or cast the inputs)")
+    got = ", ".join(f"{d.name}={t.dtype}" for d, t in zip(description.inputs, tensors) if t is not None
+                    and not isinstance(t, tuple))
+    got += "".join(f", {d.name}=[{', '.join(str(x.dtype) for x in t)}]" for d, t in zip(description.inputs, tensors)
+                   if isinstance(t, tuple))
+    raise OpProjectError(f"{description.op_type} declares no dtype combination for {got.lstrip(', ')}; it declares: "
+                         f"{declared} (add the combination to every input's and output's DataType list, or cast the "
+                         "inputs)")
 
 
 def _combo_text(description: OpDescription, combo: int) -> str:
@@ -324,18 +331,18 @@ def _spec(tensor: torch.Tensor | None, decl: ParamDecl, combo: int) -> TensorSpe
     if fmt not in PLAIN_FORMATS:
         raise OpProjectError(f"{decl.name}: format {fmt} of the matched combination is not simulated (plain "
                              f"layouts only: {', '.join(PLAIN_FORMATS.values())})")
-    return TensorSpec(True, decl.dtype_at(combo), fmt, tuple(tensor.shape))
+    values = tensor.reshape(-1).view(torch.uint8).numpy().tobytes() if decl.value_depend else None
+    return TensorSpec(True, decl.dtype_at(combo), fmt, tuple(tensor.shape), values)
 
 
-def _fallback_output_shapes(description: OpDescription, tensors: Sequence[torch.Tensor | None],
-                            output_shapes) -> list[tuple[int, ...]]:
+def _fallback_output_shapes(description: OpDescription, tensors: Sequence, output_shapes) -> list[tuple[int, ...]]:
     """Each output's shape when the op sets no InferShape: ``output_shapes``, else the first input's."""
     if output_shapes is not None:
         if len(output_shapes) != len(description.outputs):
             raise OpProjectError(f"output_shapes= gives {len(output_shapes)} shapes; {description.op_type} has "
                                  f"{len(description.outputs)} outputs")
         return [tuple(int(d) for d in s) for s in output_shapes]
-    first = next((tuple(t.shape) for t in tensors if t is not None), ())
+    first = next((tuple((t[0] if isinstance(t, tuple) else t).shape) for t in tensors if t is not None), ())
     return [first] * len(description.outputs)
 
 
@@ -385,25 +392,38 @@ def _launch_args(description: OpDescription, call: _Call, plan: HostPlan) -> tup
         dtype = _torch_dtype(spec.dtype, f"output {decl.name}")
         outputs.append(torch.full(tuple(shape), _poison(dtype), dtype=dtype))
     workspace = torch.zeros(max(sum(plan.workspaces), 32), dtype=torch.uint8)
-    return outputs, [*call.inputs, *outputs, workspace, plan.tiling or None, plan.tiling_key]
+    inputs = [list_tensor_desc(v) if isinstance(v, tuple) else v for v in call.inputs]  # addresses: this process's
+    return outputs, [*inputs, *outputs, workspace, plan.tiling or None, plan.tiling_key, *call.listed]
 
 
 def _host_and_launch(library: str, request: str, what: str, description: OpDescription, call: _Call, build: SimBuild,
-                     kernel_text: str, filename: str, soc: str, runtime: str) -> tuple:
-    """In the child: the host code's plan, then the launch. ((plan, outputs, report), None), or (None, (a
-    SimulatorError, its debug text)): the text goes as data, as pickling the error would drop it."""
-    answer = op_host.answer_in_child(library, request)
-    if answer.startswith("error "):
-        raise OpProjectError(f"{what}: {answer[6:].strip()}")
-    plan = op_host.parse_plan(answer)
-    _check_plan(description, call, plan)
+                     kernel_text: str, filename: str, soc: str, runtime: str, plan: HostPlan | None) -> tuple:
+    """In the child: the host code's plan (unless given), then the launch. ((plan, outputs, report), None), or
+    (None, (a SimulatorError, its debug text)): the text goes as data, as pickling the error would drop it."""
+    if plan is None:
+        answer = op_host.answer_in_child(library, request)
+        if answer.startswith("error "):
+            raise OpProjectError(f"{what}: {answer[6:].strip()}")
+        plan = op_host.parse_plan(answer)
+        _check_plan(description, call, plan)
     outputs, args = _launch_args(description, call, plan)
     use_runtime_module(runtime)
     try:
-        report = SimKernel(build, kernel_text, filename).launch(plan.block_dim, *args, soc=soc)
+        report = _launch(SimKernel(build, kernel_text, filename), plan, args, soc)
     except SimulatorError as exc:
         return None, (exc, exc.debug_text)
     return (plan, outputs, report), None
+
+
+def _launch(kernel: SimKernel, plan: HostPlan, args: list, soc: str) -> RunReport:
+    """The one place an operator project's kernel is launched (in the child, or here with ``isolated=False``):
+    as bisheng builds operator projects, with --cce-auto-sync (the compiler syncs the scalar pipe)."""
+    return kernel.launch(plan.block_dim, *args, soc=soc, auto_sync=True)
+
+
+def _warm_up(runtime: str) -> None:
+    """A shared child's warm-up: the runtime module the parent built (the child cannot write the cache)."""
+    use_runtime_module(runtime)
 
 
 def _unwrap(answer: Any) -> tuple:
@@ -419,7 +439,7 @@ def _unwrap(answer: Any) -> tuple:
 def _check_plan(description: OpDescription, call: _Call, plan: HostPlan) -> None:
     op = description.op_type
     if plan.status != 0:
-        shapes = ", ".join(str(list(s.shape)) for s in call.input_specs if s.present)
+        shapes = ", ".join(str(list(s.shape)) for _, s in call.input_specs if s.present)
         raise OpProjectError(f"TilingFunc of {op} returned failure (ge::graphStatus {plan.status}) for input shapes "
                              f"{shapes}; these shapes or attributes are outside what its tiling handles")
     if plan.block_dim == 0:
@@ -427,6 +447,10 @@ def _check_plan(description: OpDescription, call: _Call, plan: HostPlan) -> None
                              "core; set at least 1 (empty inputs need a kernel that handles them, or no launch)")
     if plan.block_dim > 65535:
         raise OpProjectError(f"TilingFunc of {op} set block dim {plan.block_dim}; at most 65535")
+    for decl, shape in zip(description.outputs, plan.output_shapes):
+        if any(d < 0 for d in shape):
+            raise OpProjectError(f"{op}: InferShape left output {decl.name} with shape {list(shape)}; every dim "
+                                 "must be set (>= 0)")
     if description.has_infer_dtype:
         for decl, spec, got in zip(description.outputs, call.output_specs, plan.output_dtypes):
             if got != spec.dtype:
@@ -435,7 +459,7 @@ def _check_plan(description: OpDescription, call: _Call, plan: HostPlan) -> None
 
 
 def _torch_dtype(value: int, what: str) -> torch.dtype:
-    dtype = _BY_VALUE.get(value, (None, None, None))[2]
+    dtype = BY_VALUE.get(value, (None, None, None))[2]
     if dtype is None:
         raise OpProjectError(f"{what} is {dtype_name(value)}, which the simulator has no tensor type for")
     return dtype

@@ -11,6 +11,7 @@
 
 #include "exe_graph/runtime/infer_shape_context.h"
 #include "exe_graph/runtime/tiling_context.h"
+#include "graph/tensor.h"
 #include "graph/types.h"
 #include "register/host_error.h"
 #include "register/tilingdata_base.h"

@@ -1,8 +1,8 @@
 #include "kernel_operator.h"
 using namespace AscendC;
 
-extern "C" __global__ __aicore__ void probe_custom(GM_ADDR x, GM_ADDR bias, GM_ADDR y, GM_ADDR workspace,
-                                                   GM_ADDR tiling)
+extern "C" __global__ __aicore__ void probe_custom(GM_ADDR x, GM_ADDR bias, GM_ADDR scale, GM_ADDR y,
+                                                   GM_ADDR workspace, GM_ADDR tiling)
 {
     GET_TILING_DATA(tilingData, tiling);
     GET_TILING_DATA_WITH_STRUCT(ProbeTilingData, sameData, tiling);
@@ -27,6 +27,9 @@ extern "C" __global__ __aicore__ void probe_custom(GM_ADDR x, GM_ADDR bias, GM_A
         DTYPE_X value = stageGm.GetValue(i);
         if (tilingData.hasBias) {
             value = value + biasGm.GetValue(i);
+        }
+        if (tilingData.hasScale) {
+            value = value * tilingData.scaleValue;
         }
         yGm.SetValue(i, value);
     }

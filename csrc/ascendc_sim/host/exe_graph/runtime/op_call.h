@@ -17,18 +17,20 @@ constexpr size_t kMaxWorkspaces = 16;
 
 struct TensorArg {
     std::string name;
-    bool present = false;  // an OPTIONAL input the caller left out is absent
     gert::StorageShape shape;
     gert::CompileTimeTensorDesc desc;
     gert::Tensor tensor;
+    std::vector<uint8_t> values;  // a ValueDepend input's elements (empty: the tiling does not see them)
 
-    void sync() { tensor.Set(shape, desc); }
+    void sync() { tensor.Set(shape, desc, values.empty() ? nullptr : values.data()); }
 };
 
 struct OpCall {
     std::string op_type;
-    std::vector<TensorArg> inputs;   // in the OpDef's Input() order
-    std::vector<TensorArg> outputs;  // in its Output() order
+    // Per OpDef Input(), its instances: none for an OPTIONAL input left out, several for a DYNAMIC one.
+    std::vector<std::vector<TensorArg>> ir_inputs;
+    std::vector<TensorArg*> input_instances;  // every instance in order: what GetInputShape(i) and friends index
+    std::vector<TensorArg> outputs;           // in the OpDef's Output() order
     std::vector<gert::AttrValue> attrs;
     fe::PlatFormInfos platform;
     std::vector<uint8_t> tiling = std::vector<uint8_t>(kTilingCapacity, 0);
@@ -37,10 +39,32 @@ struct OpCall {
     uint64_t tiling_key = 0;
     std::vector<size_t> workspaces;
     uint32_t schedule_mode = 0;
+
+    // Call once ir_inputs is complete (the instance pointers point into it).
+    void index_instances() {
+        input_instances.clear();
+        for (auto& instances : ir_inputs)
+            for (auto& t : instances) {
+                t.sync();  // its values pointer, now that the tensor is at its place
+                input_instances.push_back(&t);
+            }
+    }
 };
 
-inline const TensorArg* tensor_at(const std::vector<TensorArg>& list, size_t index) {
-    return index < list.size() && list[index].present ? &list[index] : nullptr;
+// An input by its instance index (GetInputShape, GetInputDesc, GetInputTensor): absent OPTIONAL inputs take no
+// index, a DYNAMIC input one per tensor.
+inline TensorArg* instance_at(const OpCall& call, size_t index) {
+    return index < call.input_instances.size() ? call.input_instances[index] : nullptr;
+}
+
+// An input by its OpDef (IR) index and, for a DYNAMIC input, the index within it.
+inline TensorArg* ir_at(OpCall& call, size_t ir_index, size_t relative = 0) {
+    if (ir_index >= call.ir_inputs.size() || relative >= call.ir_inputs[ir_index].size()) return nullptr;
+    return &call.ir_inputs[ir_index][relative];
+}
+
+inline TensorArg* output_at(OpCall& call, size_t index) {
+    return index < call.outputs.size() ? &call.outputs[index] : nullptr;
 }
 
 }  // namespace ascendgen_host

@@ -1,7 +1,9 @@
 // gert::CompileTimeTensorDesc and gert::Tensor (clean-room, from the documented host API) as a TilingContext
-// or InferShapeContext hands them out: dtype, formats and shape. Tensor values never reach the host (the
-// simulator runs no ValueDepend tiling): asking for them is reported.
+// or InferShapeContext hands them out: dtype, formats and shape, and the values of inputs the OpDef declares
+// ValueDepend. Asking for the values of another input, or reading them as a type of another size, is reported.
 #pragma once
+#include <string>
+
 #include "exe_graph/runtime/shape.h"
 #include "graph/types.h"
 #include "register/host_error.h"
@@ -32,19 +34,27 @@ public:
     ge::Format GetOriginFormat() const { return desc_.GetOriginFormat(); }
     template <typename T>
     const T* GetData() const {
-        ascendgen_host::host_fail("GetInputTensor(i)->GetData<T>(): the simulator passes input shapes to tiling, "
-                                  "not input values (ValueDepend inputs are not simulated); compute the tiling "
-                                  "from shapes and attributes");
+        if (data_ == nullptr)
+            ascendgen_host::host_fail("Tensor::GetData<T>(): the tiling sees the values of inputs declared "
+                                      "ValueDepend only; add .ValueDepend(REQUIRED) to the input in the OpDef");
+        if (sizeof(T) != size_t(ge::GetSizeByDataType(desc_.GetDataType())))
+            ascendgen_host::host_fail("Tensor::GetData<T>(): T has " + std::to_string(sizeof(T)) +
+                                      " bytes, the tensor's elements " +
+                                      std::to_string(ge::GetSizeByDataType(desc_.GetDataType())));
+        return static_cast<const T*>(data_);
     }
+    const void* GetAddr() const { return data_; }
 
-    void Set(const StorageShape& shape, const CompileTimeTensorDesc& desc) {
+    void Set(const StorageShape& shape, const CompileTimeTensorDesc& desc, const void* data) {
         shape_ = shape;
         desc_ = desc;
+        data_ = data;
     }
 
 private:
     StorageShape shape_;
     CompileTimeTensorDesc desc_;
+    const void* data_ = nullptr;
 };
 
 }  // namespace gert

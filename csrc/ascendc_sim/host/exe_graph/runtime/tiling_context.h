@@ -1,6 +1,7 @@
 // gert::TilingContext and gert::TilingData (clean-room, from the documented host API): what an op's TilingFunc
-// reads (input/output shapes and descs by the OpDef's index, attributes, the SoC) and sets (block dim, tiling
-// key, the tiling bytes and their size, workspace sizes). Absent optional tensors read as nullptr.
+// reads (input/output shapes and descs, attributes, the SoC) and sets (block dim, tiling key, the tiling bytes and
+// their size, workspace sizes). GetInput* index input instances; GetOptional/Required/DynamicInput* the OpDef's
+// inputs. An input that is not there reads as nullptr.
 #pragma once
 #include <cstring>
 #include <string>
@@ -32,16 +33,31 @@ class TilingContext {
 public:
     explicit TilingContext(ascendgen_host::OpCall* call) : call_(call), attrs_(&call->attrs), raw_(call) {}
 
-    const StorageShape* GetInputShape(size_t i) const { return shape_of(call_->inputs, i); }
-    const StorageShape* GetOptionalInputShape(size_t i) const { return shape_of(call_->inputs, i); }
-    const StorageShape* GetOutputShape(size_t i) const { return shape_of(call_->outputs, i); }
-    const CompileTimeTensorDesc* GetInputDesc(size_t i) const { return desc_of(call_->inputs, i); }
-    const CompileTimeTensorDesc* GetOptionalInputDesc(size_t i) const { return desc_of(call_->inputs, i); }
-    const CompileTimeTensorDesc* GetOutputDesc(size_t i) const { return desc_of(call_->outputs, i); }
-    const Tensor* GetInputTensor(size_t i) const { return tensor_of(call_->inputs, i); }
-    const Tensor* GetOptionalInputTensor(size_t i) const { return tensor_of(call_->inputs, i); }
+    // By instance index: absent OPTIONAL inputs take none, a DYNAMIC input one per tensor.
+    const StorageShape* GetInputShape(size_t i) const { return shape(ascendgen_host::instance_at(*call_, i)); }
+    const CompileTimeTensorDesc* GetInputDesc(size_t i) const { return desc(ascendgen_host::instance_at(*call_, i)); }
+    const Tensor* GetInputTensor(size_t i) const { return tensor(ascendgen_host::instance_at(*call_, i)); }
+    // By the OpDef's input index (and, for DYNAMIC inputs, the index within).
+    const StorageShape* GetOptionalInputShape(size_t ir) const { return shape(ascendgen_host::ir_at(*call_, ir)); }
+    const StorageShape* GetRequiredInputShape(size_t ir) const { return shape(ascendgen_host::ir_at(*call_, ir)); }
+    const StorageShape* GetDynamicInputShape(size_t ir, size_t i) const {
+        return shape(ascendgen_host::ir_at(*call_, ir, i));
+    }
+    const CompileTimeTensorDesc* GetOptionalInputDesc(size_t ir) const { return desc(ascendgen_host::ir_at(*call_, ir)); }
+    const CompileTimeTensorDesc* GetRequiredInputDesc(size_t ir) const { return desc(ascendgen_host::ir_at(*call_, ir)); }
+    const CompileTimeTensorDesc* GetDynamicInputDesc(size_t ir, size_t i) const {
+        return desc(ascendgen_host::ir_at(*call_, ir, i));
+    }
+    const Tensor* GetOptionalInputTensor(size_t ir) const { return tensor(ascendgen_host::ir_at(*call_, ir)); }
+    const Tensor* GetRequiredInputTensor(size_t ir) const { return tensor(ascendgen_host::ir_at(*call_, ir)); }
+    const Tensor* GetDynamicInputTensor(size_t ir, size_t i) const {
+        return tensor(ascendgen_host::ir_at(*call_, ir, i));
+    }
+    const StorageShape* GetOutputShape(size_t i) const { return shape(ascendgen_host::output_at(*call_, i)); }
+    const CompileTimeTensorDesc* GetOutputDesc(size_t i) const { return desc(ascendgen_host::output_at(*call_, i)); }
+    size_t GetComputeNodeInputNum() const { return call_->input_instances.size(); }
+    size_t GetComputeNodeOutputNum() const { return call_->outputs.size(); }
     const RuntimeAttrs* GetAttrs() const { return &attrs_; }
-    size_t GetComputeNodeInputNum() const { return call_->inputs.size(); }
 
     ge::graphStatus SetBlockDim(uint32_t block_dim) {
         call_->block_dim = block_dim;
@@ -92,18 +108,9 @@ public:
     }
 
 private:
-    static const StorageShape* shape_of(const std::vector<ascendgen_host::TensorArg>& list, size_t i) {
-        const auto* t = ascendgen_host::tensor_at(list, i);
-        return t ? &t->shape : nullptr;
-    }
-    static const CompileTimeTensorDesc* desc_of(const std::vector<ascendgen_host::TensorArg>& list, size_t i) {
-        const auto* t = ascendgen_host::tensor_at(list, i);
-        return t ? &t->desc : nullptr;
-    }
-    static const Tensor* tensor_of(const std::vector<ascendgen_host::TensorArg>& list, size_t i) {
-        const auto* t = ascendgen_host::tensor_at(list, i);
-        return t ? &t->tensor : nullptr;
-    }
+    static const StorageShape* shape(const ascendgen_host::TensorArg* t) { return t ? &t->shape : nullptr; }
+    static const CompileTimeTensorDesc* desc(const ascendgen_host::TensorArg* t) { return t ? &t->desc : nullptr; }
+    static const Tensor* tensor(const ascendgen_host::TensorArg* t) { return t ? &t->tensor : nullptr; }
 
     ascendgen_host::OpCall* call_;
     RuntimeAttrs attrs_;

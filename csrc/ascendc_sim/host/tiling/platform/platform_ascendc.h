@@ -49,13 +49,16 @@ public:
 
     uint32_t GetLibApiWorkSpaceSize() const { return ascendgen_host::kLibApiWorkspaceBytes; }
 
-    // Vector-only (aicCoreNum 0) or cube-only (aivCoreNum 0) launches take sliceNum blocks; a mixed launch
-    // (AIC+AIV groups) is not simulated (the simulator runs vector blocks only).
+    // The number of AIC+AIV groups for sliceNum slices: sliceNum / (aivCoreNum / aicCoreNum), rounded up (the
+    // page's example: 40 vector + 20 cube cores, 40 slices -> 20); sliceNum when either count is 0 (a vector-only
+    // or cube-only op). The simulator launches that many vector blocks: it does not model AIC+AIV groups.
     uint32_t CalcTschBlockDim(uint32_t sliceNum, uint32_t aicCoreNum, uint32_t aivCoreNum) const {
-        if (aicCoreNum != 0 && aivCoreNum != 0)
-            ascendgen_host::host_fail("PlatformAscendC::CalcTschBlockDim with both aicCoreNum and aivCoreNum: mixed "
-                                      "cube-vector launches are not simulated; pass 0 for aicCoreNum (vector-only)");
-        return sliceNum;
+        if (aicCoreNum == 0 || aivCoreNum == 0) return sliceNum;
+        uint32_t ratio = aivCoreNum / aicCoreNum;
+        if (ratio == 0)
+            ascendgen_host::host_fail("PlatformAscendC::CalcTschBlockDim: aivCoreNum " + std::to_string(aivCoreNum) +
+                                      " is smaller than aicCoreNum " + std::to_string(aicCoreNum));
+        return (sliceNum + ratio - 1) / ratio;
     }
     uint32_t CalcTschNumBlocks(uint32_t sliceNum, uint32_t aicCoreNum, uint32_t aivCoreNum) const {
         return CalcTschBlockDim(sliceNum, aicCoreNum, aivCoreNum);
