@@ -156,6 +156,20 @@ def test_scaled_softmax_matches_torch(softmax, shape, scale, log):
     torch.testing.assert_close(y, expected, rtol=1e-5, atol=1e-6)
 
 
+@pytest.fixture(scope="module")
+def high_level_softmax():
+    with OpProject.from_directory(PROJECTS / "softmax_custom") as project:
+        yield project
+
+
+@pytest.mark.parametrize("shape", [(37, 64), (5, 256), (200, 32)])
+def test_a_project_on_the_high_level_softmax_with_its_host_tiling(high_level_softmax, shape):
+    """op_host calls SoftMaxTilingFunc/GetSoftMaxMinTmpSize (tiling/tiling_api.h) into a TILING_DATA_FIELD_DEF_STRUCT
+    field; the kernel passes that SoftMaxTiling to AscendC::SoftMax, as LLM kernel benchmarks' projects do."""
+    x = torch.randn(shape) * 3
+    torch.testing.assert_close(high_level_softmax(x), torch.softmax(x, -1), rtol=1e-5, atol=1e-6)
+
+
 def test_optional_input_and_user_workspace(probe):
     x, bias = torch.randn(100), torch.randn(100)
     run = probe.run(x, None, None, isolated=False)  # the host code in a child, the (trusted) kernel here

@@ -151,7 +151,7 @@ def build_op_host(files: dict[str, str], op_host_file: str) -> Path:
 
 
 def _key(files: dict[str, str], op_host_file: str) -> str:
-    parts = {"files": files, "main": op_host_file, "host": tree_digest(host_include_dir()),
+    parts = {"files": files, "main": op_host_file, "host": tree_digest(sim_include_dir()),
              "compiler": compiler_identity(config.cxx()), "flags": HOST_FLAGS}
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 
@@ -164,8 +164,10 @@ def _build_into(directory: Path, files: dict[str, str], op_host_file: str) -> No
         include = host_include_dir()
         started = time.perf_counter()
         args = [*HOST_FLAGS, f"-I{include}", op_host_file, str(include / DRIVER), "-o", LIBRARY_FILE]
+        # the host shims read the kernel-side tiling structs of the high-level APIs (sim/*_tiling.h) too
+        readable = (sim_include_dir(),)
         log = compile_shared(args, staging, f"the op_host code {op_host_file}",
-                             UntrustedBuild(op_host_file, (include,), (include,), config.run_memory_bytes()))
+                             UntrustedBuild(op_host_file, readable, readable, config.run_memory_bytes()))
         (staging / "build.log").write_text(log)
         publish(staging, directory, {"seconds": time.perf_counter() - started, "flags": HOST_FLAGS})
 
