@@ -778,6 +778,28 @@ def _kv_caching(dtype, idx_dtype, batch: int, heads: int, seq: int, dim: int, ca
     return make
 
 
+def _random_sample(dtype, vocab: int, topk: int, topp: float, temperature: float, random_val: float):
+    """Top-k/top-p sampling over the host's top-k (values descending, int64 indices): softmax of the top-k with
+    the whole vocabulary's exp-sum, inclusive CumSum, cut at topp, then the first cumulative above
+    random_val * cum[end - 1]; one block, as random_sample_kernel_launch."""
+    def make(g):
+        logits = uniform(g, (vocab,), -4, 4, dtype)
+        values, index = logits.float().topk(topk)
+        inv_t = 1.0 / temperature
+        exp = torch.exp((logits.float() - values[0]) * inv_t)
+        probs = torch.exp((values - values[0]) * inv_t) / exp.sum()
+        cum = probs.cumsum(0)
+        end = next((i for i in range(topk) if cum[i] >= topp), topk - 1)
+        end = end + 1 if end < topk - 1 else topk
+        threshold = random_val * cum[end - 1]
+        choice = next((i for i in range(end) if threshold < cum[i]), end - 1)
+        pad = -vocab % (32 // logits.element_size())
+        result = torch.zeros(1, dtype=torch.int64)
+        return Launch(1, (padded(logits, pad), result, values.to(dtype), index, random_val, topp, topk, temperature,
+                          vocab), {1: index[choice:choice + 1]})
+    return make
+
+
 def infinicore_cases() -> list[Case]:
     common = dict(author="InfiniTensor", repo="InfiniTensor/InfiniCore", licence="MIT", fmt="kernel-launch")
     return [
@@ -799,6 +821,14 @@ def infinicore_cases() -> list[Case]:
                          _paged_caching(torch.half, 5, 2, 64, 4, 3)),
                  Variant("paged_caching_kernel_f32", "fp32 3 tokens x 4 heads x 32, blocks of 8",
                          _paged_caching(torch.float, 3, 4, 32, 8, 2)),
+             ), **common),
+        Case("InfiniTensor/random_sample_kernel", commit="2cec6ce6b27a789bf47818b370defa47a271dcc4",
+             path="src/infiniop/ops/random_sample/ascend/random_sample_kernel.cpp",
+             groups=(HIGH, MATH, ARITH, MOVE), variants=(
+                 Variant("random_sample_kernel_fp32", "fp32 vocab 1000, top-32, top-p 0.8, T 0.7",
+                         _random_sample(torch.float, 1000, 32, 0.8, 0.7, 0.37)),
+                 Variant("random_sample_kernel_fp16", "fp16 vocab 512, top-16, top-p 0.5, T 1.0",
+                         _random_sample(torch.half, 512, 16, 0.5, 1.0, 0.61)),
              ), **common),
         Case("InfiniTensor/kv_caching_ascend_kernel", commit="afdc5e5cd3905b90438e27825d96f9922660453f",
              path="src/infiniop/ops/kv_caching/ascend/kv_caching_ascend_kernel.cpp", groups=(MOVE,), variants=(
