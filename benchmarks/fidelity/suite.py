@@ -635,6 +635,29 @@ def _tencent_argmax(dtype, batch: int, vocab: int, tiles: int):
     return make
 
 
+def _neox_rope(x: torch.Tensor, cache: torch.Tensor, pos: torch.Tensor, heads: int) -> torch.Tensor:
+    """GPT-NeoX rotary embedding over whole heads: cache rows are [cos | sin] of rotary_dim / 2 each."""
+    tokens, dim = x.shape[0], cache.shape[1]
+    cos, sin = cache[pos.long()].float().chunk(2, -1)
+    x1, x2 = x.float().reshape(tokens, heads, dim).chunk(2, -1)
+    out = torch.cat([x1 * cos[:, None] - x2 * sin[:, None], x2 * cos[:, None] + x1 * sin[:, None]], -1)
+    return out.reshape(tokens, heads * dim).to(x.dtype)
+
+
+def _tencent_rope(dtype, tokens: int, heads: int, kv_heads: int, head: int, max_pos: int):
+    """RotaryEmbeddingTilingConfig {seq_len, hidden_units_num, rotary_dim, num_heads, num_kv_heads, head_size}: one
+    block per token, query then key, rotary_dim = head_size."""
+    def make(g):
+        q, k = uniform(g, (tokens, heads * head), dtype=dtype), uniform(g, (tokens, kv_heads * head), dtype=dtype)
+        pos = torch.randperm(max_pos, generator=g)[:tokens].to(torch.int64)
+        angle = uniform(g, (max_pos, head // 2), -3, 3)
+        cache = torch.cat([angle.cos(), angle.sin()], -1).to(dtype)
+        tiling = pack("2I4i", tokens, heads * head, head, heads, kv_heads, head)
+        return Launch(tokens, (pos, q, k, cache, tiling, torch.zeros_like(q), torch.zeros_like(k)),
+                      {5: _neox_rope(q, cache, pos, heads), 6: _neox_rope(k, cache, pos, kv_heads)})
+    return make
+
+
 def tencent_cases() -> list[Case]:
     base = "3rdparty/LLM_kernels/csrc/kernels/ascend/"
     common = dict(author="Tencent", repo="Tencent/KsanaLLM", commit=TENCENT_COMMIT, licence="Apache-2.0",
@@ -666,6 +689,13 @@ def tencent_cases() -> list[Case]:
                          _tencent_embedding(torch.float, 8, 256, 30, 0, shards=3), diagnostic="bad_argument"),
              ), note="a token of another vocab shard returns from Init before its queues have buffers, and Process "
                      "then allocates from them (upstream bug)", **common),
+        Case("Tencent/rotary_embedding_kernel", path=base + "rotary_embedding/rotary_embedding_kernel.cc",
+             groups=(ARITH, MOVE, DEBUG), variants=(
+                 Variant("InvokeRotaryEmbeddingFloatKernel", "fp32 4 tokens, 4 q / 2 kv heads of 64",
+                         _tencent_rope(torch.float, 4, 4, 2, 64, 32)),
+                 Variant("InvokeRotaryEmbeddingHalfKernel", "fp16 3 tokens, 8 q / 8 kv heads of 128",
+                         _tencent_rope(torch.half, 3, 8, 8, 128, 16)),
+             ), **common),
         Case("Tencent/argmax_kernel", path=base + "argmax/argmax_kernel.cc", groups=(ARITH, MOVE), variants=(
             Variant("InvokeArgmaxFloatKernel", "fp32 20x512", _tencent_argmax(torch.float, 20, 512, 2)),
             Variant("InvokeArgmaxHalfKernel", "fp16 5x1024", _tencent_argmax(torch.half, 5, 1024, 4),
