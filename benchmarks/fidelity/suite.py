@@ -910,6 +910,22 @@ def _advance_step(queries: int, block_size: int, max_blocks: int):
     return make
 
 
+def _vllm_rope(tokens: int, heads: int, kv_heads: int, head: int, max_pos: int, cores: int):
+    """vLLM's rotary_embedding (GPT-NeoX halves), fp16: q [tokens, heads * head], k [tokens, kv_heads * head], cache
+    [max_pos, head] = [cos | sin]; rotary_embedding_impl launches one block per token (up to 65535)."""
+    def make(g):
+        q, k = uniform(g, (tokens, heads * head), dtype=torch.half), uniform(g, (tokens, kv_heads * head),
+                                                                             dtype=torch.half)
+        pos = torch.randperm(max_pos, generator=g)[:tokens].to(torch.int64)
+        angle = uniform(g, (max_pos, head // 2), -3, 3)
+        cache = torch.cat([angle.cos(), angle.sin()], -1).half()
+        q_out, k_out = torch.zeros_like(q), torch.zeros_like(k)
+        return Launch(cores, (pos, q_out, k_out, q, k, cache, head, heads * head, kv_heads * head, heads * head,
+                              kv_heads * head, heads, kv_heads, head, tokens, 1, cores),
+                      {1: _neox_rope(q, cache, pos, heads), 2: _neox_rope(k, cache, pos, kv_heads)}, atol=1e-2)
+    return make
+
+
 def vllm_cases() -> list[Case]:
     common = dict(author="vllm-project", repo="vllm-project/vllm-ascend", commit=VLLM_COMMIT, licence="Apache-2.0",
                   fmt="kernel-launch")
@@ -920,6 +936,12 @@ def vllm_cases() -> list[Case]:
              variants=(Variant("get_masked_input_and_mask_kernel", "1024 ids on 32 cores, vocab 100..400 + 500..520",
                                _masked_input(1024, 32, (100, 400), 12, (500, 520))),),
              **{**common, "commit": "28d0cdff7c8a6fe5e3c72ef34d3b6e41ac400a79"}),
+        Case("vllm-project/pos_encoding_kernels", path="csrc/kernels/pos_encoding_kernels.cpp", groups=(ARITH, MOVE),
+             variants=(Variant("rope_custom_true_half", "fp16 4 tokens, 3 q / 1 kv heads of 128",
+                               _vllm_rope(4, 3, 1, 128, 32, 4)),
+                       Variant("rope_custom_true_half", "fp16 5 tokens on 2 cores, 5 q / 5 kv heads of 64",
+                               _vllm_rope(5, 5, 5, 64, 16, 2))),
+             **{**common, "commit": "06aa6036f6647019f1c44ef7db79169bff069f2e"}),
         Case("vllm-project/advance_step", path="csrc/kernels/advance_step.cpp", groups=(ARITH, MOVE),
              variants=(Variant("AdvanceStepFlashAttnKernel", "8 queries on 8 cores, blocks of 16",
                                _advance_step(8, 16, 4), "local_overrun"),
