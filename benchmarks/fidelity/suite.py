@@ -546,6 +546,9 @@ def sgl_cases() -> list[Case]:
 SHRINK_RACE = ("the dot product's ReduceSum result is read with GetValue after only a PIPE_V barrier, no V->S "
                "synchronisation (upstream race)")
 
+EXPAND_RACE = ("CopyInX fills xDup with SetValue on the scalar pipe and Compute's Mul reads it on the V pipe with "
+               "no S->V synchronisation (upstream race)")
+
 
 def lora_cases(path: str, common: dict) -> list[Case]:
     """bgmv/sgmv shrink and expand: sgl-project's copies (bare) and vllm-ascend's originals (kernel-launch)."""
@@ -559,18 +562,18 @@ def lora_cases(path: str, common: dict) -> list[Case]:
         ), note=SHRINK_RACE, **common),
         Case(f"{author}/bgmv_expand", path=path.format("bgmv_expand"), groups=(ARITH, REDUCE, MOVE), variants=(
             Variant("bgmv_expand_half", "fp16 5 tokens, rank 16 -> 512 of 1024 at 256",
-                    _bgmv_expand(torch.half, 5, 16, 512, 1024, 256, 3, 2)),
+                    _bgmv_expand(torch.half, 5, 16, 512, 1024, 256, 3, 2), "pipe_race"),
             Variant("bgmv_expand_half", "fp16 4 tokens, rank 8 -> 4352 (two tiles)",
-                    _bgmv_expand(torch.half, 4, 8, 4352, 4352, 0, 2, 4)),
-        ), **common),
+                    _bgmv_expand(torch.half, 4, 8, 4352, 4352, 0, 2, 4), "pipe_race"),
+        ), note=EXPAND_RACE, **common),
         Case(f"{author}/sgmv_shrink", path=path.format("sgmv_shrink"), groups=(ARITH, REDUCE, MOVE), variants=(
             Variant("sgmv_shrink_half", "fp16 10 tokens / 3 requests, hidden 2048, rank 32",
                     _sgmv_shrink(torch.half, 10, 3, 2048, 32, 2, 4), "pipe_race"),
         ), note=SHRINK_RACE, **common),
         Case(f"{author}/sgmv_expand", path=path.format("sgmv_expand"), groups=(ARITH, REDUCE, MOVE), variants=(
             Variant("sgmv_expand_half", "fp16 9 tokens / 4 requests, rank 64 -> 256 of 512 at 0",
-                    _sgmv_expand(torch.half, 9, 4, 64, 256, 512, 0, 3, 3)),
-        ), **common),
+                    _sgmv_expand(torch.half, 9, 4, 64, 256, 512, 0, 3, 3), "pipe_race"),
+        ), note=EXPAND_RACE, **common),
     ]
 
 
