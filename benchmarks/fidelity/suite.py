@@ -992,12 +992,54 @@ def _gather_elements(mode: int, rows: int, x_rows: int, width: int, y_width: int
     return make
 
 
+def _avg_pool3d(impl: int, n: int, c: int, dhw: tuple[int, int, int], k: tuple[int, int, int],
+                stride: tuple[int, int, int], pad: tuple[int, int, int], include_pad: bool,
+                split_mode: int = 0, block_c: int = 0, split_w: int = 0, multi_w: int = 1):
+    """AvgPool3D on channels-last rows (x [N*D*H*W, C] -> y [N*OD*OH*OW, C]) as run_avg_pool3_d tiles it:
+    AvgPool3DKernelTiling (36 int32), blockM the largest of 64..2 dividing the output rows, min(20, mNum) cores."""
+    def make(g):
+        x = uniform(g, (n, c, *dhw))
+        out = [(size + 2 * p - kk) // ss + 1 for size, kk, ss, p in zip(dhw, k, stride, pad)]
+        expected = torch.nn.functional.avg_pool3d(x, k, stride, pad, count_include_pad=include_pad)
+        rows = n * math.prod(out)
+        block_m = next(b for b in (64, 32, 16, 8, 4, 2) if b <= rows and rows % b == 0)
+        cores = min(20, rows // block_m)
+        tiling = pack("36i", n, c, *dhw, *out, *k, *stride, *pad, int(include_pad), 0, split_mode, block_c, split_w,
+                      multi_w, block_m, block_m // 2, rows // block_m, math.prod(out), math.prod(dhw),
+                      dhw[1] * dhw[2], c // block_c if block_c else 1, cores, -(-(rows // block_m) // cores), cores,
+                      min(c, 256), impl, 0)
+        x_rows = x.permute(0, 2, 3, 4, 1).reshape(-1, c).contiguous()
+        y_rows = expected.permute(0, 2, 3, 4, 1).reshape(-1, c).contiguous()
+        return Launch(cores, (x_rows, torch.zeros_like(y_rows), tiling), {1: y_rows})
+    return make
+
+
+def _pool_label(shape: dict) -> str:
+    dims = "x".join(map(str, (shape["n"], shape["c"], *shape["dhw"])))
+    k, st, p = ("x".join(map(str, shape[key])) for key in ("k", "stride", "pad"))
+    return f"fp32 {dims}, k {k}, s {st}, p {p}, pad {'in' if shape['include_pad'] else 'ex'}cluded"
+
+
 def duoduoyi_cases() -> list[Case]:
     common = dict(author="duoduoyi6", repo="duoduoyi6/ascendC_debug_agent", commit=DUODUOYI_COMMIT,
                   licence="Apache-2.0", fmt="kernel-launch")
     rms = "archive_tasks/rms_norm/kernel/rms_norm_{}.cpp"
     gather = "archive_tasks/gather_elements_v2/kernel/gather_elements_v2_{}_fp32.cpp"
+    pool = "archive_tasks/avg_pool3_d/kernel/avg_pool3_d_{}.cpp"
+    window = dict(n=2, c=16, dhw=(4, 6, 6), k=(2, 3, 3), stride=(2, 2, 2), pad=(0, 1, 1), include_pad=False)
+    even = dict(n=1, c=8, dhw=(2, 4, 8), k=(2, 2, 2), stride=(2, 2, 2), pad=(0, 0, 0), include_pad=True)
+    depth = dict(n=2, c=16, dhw=(4, 6, 6), k=(2, 1, 1), stride=(2, 1, 1), pad=(0, 0, 0), include_pad=False)
+    depth_pad = dict(n=1, c=8, dhw=(5, 2, 4), k=(3, 1, 1), stride=(1, 1, 1), pad=(1, 0, 0), include_pad=False)
+    # (file, impl mode, extra tiling, shapes): reduce_d is chosen for 1x1 H/W windows only (model_new_ascendc.py)
+    pools = [("generic", 0, {}, (window, even)), ("reduce_d", 1, {}, (depth, depth_pad)),
+             ("split_c", 2, dict(split_mode=1, block_c=8), (window, even)),
+             ("split_w", 3, dict(split_mode=2, split_w=2), (window, even)),
+             ("multi_w", 4, dict(split_mode=3, multi_w=2), (window, even))]
     return [
+        *(Case(f"duoduoyi6/avg_pool3_d_{name}", path=pool.format(name), groups=(ARITH, MOVE),
+               variants=tuple(Variant(f"avg_pool3_d_{name}_custom", _pool_label(shape),
+                                      _avg_pool3d(impl, **shape, **extra)) for shape in shapes), **common)
+          for name, impl, extra, shapes in pools),
         Case("duoduoyi6/rms_norm_merge_n", path=rms.format("merge_n"), groups=(REDUCE, MATH, ARITH, MOVE),
              variants=(Variant("rms_norm_merge_n_custom_fp32", "fp32 130x512", _rms_norm(130, 512)),), **common),
         Case("duoduoyi6/rms_norm_single_row", path=rms.format("single_row"), groups=(REDUCE, MATH, ARITH, MOVE),
