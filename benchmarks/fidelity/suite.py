@@ -859,10 +859,11 @@ def infinicore_cases() -> list[Case]:
              path="src/infiniop/ops/random_sample/ascend/random_sample_kernel.cpp",
              groups=(HIGH, MATH, ARITH, MOVE), variants=(
                  Variant("random_sample_kernel_fp32", "fp32 vocab 1000, top-32, top-p 0.8, T 0.7",
-                         _random_sample(torch.float, 1000, 32, 0.8, 0.7, 0.37)),
+                         _random_sample(torch.float, 1000, 32, 0.8, 0.7, 0.37), "pipe_race"),
                  Variant("random_sample_kernel_fp16", "fp16 vocab 512, top-16, top-p 0.5, T 1.0",
-                         _random_sample(torch.half, 512, 16, 0.5, 1.0, 0.61)),
-             ), **common),
+                         _random_sample(torch.half, 512, 16, 0.5, 1.0, 0.61), "pipe_race"),
+             ), note="copyIn reads topkValLocal(0) on the scalar pipe right after its DataCopy (MTE2), and the "
+                     "Exp results right after Exp (V), with no synchronisation (upstream races)", **common),
         Case("InfiniTensor/kv_caching_ascend_kernel", commit="afdc5e5cd3905b90438e27825d96f9922660453f",
              path="src/infiniop/ops/kv_caching/ascend/kv_caching_ascend_kernel.cpp", groups=(MOVE,), variants=(
                  Variant("kv_caching_kernel_f16_i64", "fp16 2x2x3x64 into 16 slots",
@@ -962,6 +963,10 @@ def vllm_cases() -> list[Case]:
 DUODUOYI_COMMIT = "fec1248e869159ba5f19264f6405668fd7cb96bb"
 
 
+RMS_RACE = ("the ReduceSum result is read with GetValue right after the ReduceSum, with no V->S synchronisation "
+            "(upstream race)")
+
+
 def _rms_norm(m: int, n: int):
     """RmsNormKernelTiling {M, N, blockM 64, usedCoreNum, tasksPerCore, rowFactor 8, eps, invN}; y and invRms."""
     def make(g):
@@ -1043,9 +1048,11 @@ def duoduoyi_cases() -> list[Case]:
         Case("duoduoyi6/rms_norm_merge_n", path=rms.format("merge_n"), groups=(REDUCE, MATH, ARITH, MOVE),
              variants=(Variant("rms_norm_merge_n_custom_fp32", "fp32 130x512", _rms_norm(130, 512)),), **common),
         Case("duoduoyi6/rms_norm_single_row", path=rms.format("single_row"), groups=(REDUCE, MATH, ARITH, MOVE),
-             variants=(Variant("rms_norm_single_row_custom_fp32", "fp32 70x2048", _rms_norm(70, 2048)),), **common),
+             variants=(Variant("rms_norm_single_row_custom_fp32", "fp32 70x2048", _rms_norm(70, 2048),
+                               "pipe_race"),), note=RMS_RACE, **common),
         Case("duoduoyi6/rms_norm_splitd", path=rms.format("splitd"), groups=(REDUCE, MATH, ARITH, MOVE),
-             variants=(Variant("rms_norm_splitd_custom_fp32", "fp32 9x10240", _rms_norm(9, 10240)),), **common),
+             variants=(Variant("rms_norm_splitd_custom_fp32", "fp32 9x10240", _rms_norm(9, 10240), "pipe_race"),),
+             note=RMS_RACE, **common),
         Case("duoduoyi6/gather_elements_v2_last_dim_fp32", path=gather.format("last_dim"), groups=(MOVE,),
              variants=(Variant("gather_elements_v2_last_dim_fp32_custom", "fp32 40x64 -> 40x16 (12 gathered)",
                                _gather_elements(0, 40, 40, 64, 16, 12)),), **common),
