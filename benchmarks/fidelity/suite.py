@@ -95,6 +95,13 @@ def pack(fmt: str, *values) -> bytes:
     return struct.pack("<" + fmt, *values)
 
 
+def auto_sync_note(what: str) -> str:
+    """A kernel that hands data between the scalar pipe and another with no synchronisation of its own: correct as
+    its project builds it (bisheng's --cce-auto-sync, on by default, synchronises the scalar pipe), a pipe_race
+    without that."""
+    return f"{what}, with no synchronisation of its own: the compiler's auto sync provides it"
+
+
 # ---- ggml-org/ggml: ggml-cann kernels (MIT) ----------------------------------------------------------------------
 # Shapes travel as ggml's ne (int64[4], innermost first) and nb (byte strides, size_t[4]).
 
@@ -508,14 +515,12 @@ def sgl_cases() -> list[Case]:
              ), **common),
         Case("sgl-project/apply_token_bitmask", path="csrc/apply_token_bitmask/op_kernel/apply_token_bitmask.cpp",
              groups=(MOVE,), variants=(
-                 Variant("apply_token_bitmask_fp16", "fp16 3x1024", _apply_token_bitmask(torch.half, 3, 1024),
-                         diagnostic="pipe_race"),
+                 Variant("apply_token_bitmask_fp16", "fp16 3x1024", _apply_token_bitmask(torch.half, 3, 1024)),
                  Variant("apply_token_bitmask_fp32", "fp32 2x32000 (3 tiles)",
-                         _apply_token_bitmask(torch.float, 2, 32000), diagnostic="pipe_race"),
-                 Variant("apply_token_bitmask_bf16", "bf16 5x512", _apply_token_bitmask(torch.bfloat16, 5, 512),
-                         diagnostic="pipe_race"),
-             ), note="Compute copies the logits UB->UB (V pipe), then SetValue writes -inf into the same buffer on "
-                     "the scalar pipe with no V->S synchronisation: a write-after-write race upstream", **common),
+                         _apply_token_bitmask(torch.float, 2, 32000)),
+                 Variant("apply_token_bitmask_bf16", "bf16 5x512", _apply_token_bitmask(torch.bfloat16, 5, 512)),
+             ), note=auto_sync_note("Compute copies the logits UB->UB (V), then SetValue writes -inf into the same "
+                                    "buffer"), **common),
         Case("sgl-project/build_tree_kernel", path="csrc/build_tree/op_kernel/build_tree_kernel.cpp",
              groups=(MOVE,), variants=(
                  Variant("build_tree_efficient", "bs 3, topk 4, depth 4, 8 draft tokens", _build_tree(3, 4, 4, 8, 2)),
@@ -524,10 +529,9 @@ def sgl_cases() -> list[Case]:
              ), **common),
         Case("sgl-project/tri_inv_kernel", path="csrc/tri_inv/op_kernel/tri_inv_kernel.cpp", groups=(ARITH, MOVE),
              variants=(
-                 Variant("tri_inv_col_sweep_fp32", "fp32 5 matrices 8x8", _tri_inv(torch.float, 5, 8), "pipe_race"),
-                 Variant("tri_inv_col_sweep_fp16", "fp16 3 matrices 16x16", _tri_inv(torch.half, 3, 16), "pipe_race"),
-             ), note="each column starts with Duplicate(b) on the V pipe and b.SetValue on the scalar pipe with no "
-                     "V->S synchronisation (upstream race)", **common),
+                 Variant("tri_inv_col_sweep_fp32", "fp32 5 matrices 8x8", _tri_inv(torch.float, 5, 8)),
+                 Variant("tri_inv_col_sweep_fp16", "fp16 3 matrices 16x16", _tri_inv(torch.half, 3, 16)),
+             ), note=auto_sync_note("each column's Duplicate(b) (V) is followed by b.SetValue (scalar)"), **common),
         Case("sgl-project/alloc_extend_kernel", path="csrc/alloc_extend/op_kernel/alloc_extend_kernel.cpp",
              groups=(MOVE,), variants=(
                  Variant("alloc_extend", "6 requests, pages of 16, 3 blocks", _alloc_extend(6, 16, 3), "local_overrun"),
@@ -538,16 +542,14 @@ def sgl_cases() -> list[Case]:
         Case("sgl-project/sgemmv_shrink_kernel", path="csrc/lora/op_kernel/sgemmv_shrink_kernel.cpp",
              groups=(ARITH, REDUCE, MOVE), variants=(
                  Variant("sgemmv_shrink_half", "fp16 12 tokens / 3 requests, hidden 1024, ranks 16/8/0",
-                         _sgemmv_shrink(torch.half, 12, 3, 1024, 16, 3, 4), "pipe_race"),
+                         _sgemmv_shrink(torch.half, 12, 3, 1024, 16, 3, 4)),
              ), note=SHRINK_RACE, **common),
     ]
 
 
-SHRINK_RACE = ("the dot product's ReduceSum result is read with GetValue after only a PIPE_V barrier, no V->S "
-               "synchronisation (upstream race)")
+SHRINK_RACE = auto_sync_note("the dot product's ReduceSum result is read with GetValue after only a PIPE_V barrier")
 
-EXPAND_RACE = ("CopyInX fills xDup with SetValue on the scalar pipe and Compute's Mul reads it on the V pipe with "
-               "no S->V synchronisation (upstream race)")
+EXPAND_RACE = auto_sync_note("CopyInX fills xDup with SetValue and Compute's Mul reads it")
 
 
 def lora_cases(path: str, common: dict) -> list[Case]:
@@ -556,23 +558,23 @@ def lora_cases(path: str, common: dict) -> list[Case]:
     return [
         Case(f"{author}/bgmv_shrink", path=path.format("bgmv_shrink"), groups=(ARITH, REDUCE, MOVE), variants=(
             Variant("bgmv_shrink_half", "fp16 7 tokens, hidden 1024, rank 16", _bgmv_shrink(torch.half, 7, 1024, 16,
-                                                                                            3, 3), "pipe_race"),
+                                                                                            3, 3)),
             Variant("bgmv_shrink_half", "fp16 3 tokens, hidden 12800 (two tiles), rank 8",
-                    _bgmv_shrink(torch.half, 3, 12800, 8, 2, 2), "pipe_race"),
+                    _bgmv_shrink(torch.half, 3, 12800, 8, 2, 2)),
         ), note=SHRINK_RACE, **common),
         Case(f"{author}/bgmv_expand", path=path.format("bgmv_expand"), groups=(ARITH, REDUCE, MOVE), variants=(
             Variant("bgmv_expand_half", "fp16 5 tokens, rank 16 -> 512 of 1024 at 256",
-                    _bgmv_expand(torch.half, 5, 16, 512, 1024, 256, 3, 2), "pipe_race"),
+                    _bgmv_expand(torch.half, 5, 16, 512, 1024, 256, 3, 2)),
             Variant("bgmv_expand_half", "fp16 4 tokens, rank 8 -> 4352 (two tiles)",
-                    _bgmv_expand(torch.half, 4, 8, 4352, 4352, 0, 2, 4), "pipe_race"),
+                    _bgmv_expand(torch.half, 4, 8, 4352, 4352, 0, 2, 4)),
         ), note=EXPAND_RACE, **common),
         Case(f"{author}/sgmv_shrink", path=path.format("sgmv_shrink"), groups=(ARITH, REDUCE, MOVE), variants=(
             Variant("sgmv_shrink_half", "fp16 10 tokens / 3 requests, hidden 2048, rank 32",
-                    _sgmv_shrink(torch.half, 10, 3, 2048, 32, 2, 4), "pipe_race"),
+                    _sgmv_shrink(torch.half, 10, 3, 2048, 32, 2, 4)),
         ), note=SHRINK_RACE, **common),
         Case(f"{author}/sgmv_expand", path=path.format("sgmv_expand"), groups=(ARITH, REDUCE, MOVE), variants=(
             Variant("sgmv_expand_half", "fp16 9 tokens / 4 requests, rank 64 -> 256 of 512 at 0",
-                    _sgmv_expand(torch.half, 9, 4, 64, 256, 512, 0, 3, 3), "pipe_race"),
+                    _sgmv_expand(torch.half, 9, 4, 64, 256, 512, 0, 3, 3)),
         ), note=EXPAND_RACE, **common),
     ]
 
@@ -701,10 +703,8 @@ def tencent_cases() -> list[Case]:
              ), **common),
         Case("Tencent/argmax_kernel", path=base + "argmax/argmax_kernel.cc", groups=(ARITH, MOVE), variants=(
             Variant("InvokeArgmaxFloatKernel", "fp32 20x512", _tencent_argmax(torch.float, 20, 512, 2)),
-            Variant("InvokeArgmaxHalfKernel", "fp16 5x1024", _tencent_argmax(torch.half, 5, 1024, 4),
-                    diagnostic="pipe_race"),
-        ), note="fp16: the Cast result is read with GetValue after only a PIPE_V barrier, no V->S synchronisation "
-                "(upstream race)", **common),
+            Variant("InvokeArgmaxHalfKernel", "fp16 5x1024", _tencent_argmax(torch.half, 5, 1024, 4)),
+        ), note=auto_sync_note("fp16: the Cast result is read with GetValue after only a PIPE_V barrier"), **common),
     ]
 
 
@@ -859,11 +859,11 @@ def infinicore_cases() -> list[Case]:
              path="src/infiniop/ops/random_sample/ascend/random_sample_kernel.cpp",
              groups=(HIGH, MATH, ARITH, MOVE), variants=(
                  Variant("random_sample_kernel_fp32", "fp32 vocab 1000, top-32, top-p 0.8, T 0.7",
-                         _random_sample(torch.float, 1000, 32, 0.8, 0.7, 0.37), "pipe_race"),
+                         _random_sample(torch.float, 1000, 32, 0.8, 0.7, 0.37)),
                  Variant("random_sample_kernel_fp16", "fp16 vocab 512, top-16, top-p 0.5, T 1.0",
-                         _random_sample(torch.half, 512, 16, 0.5, 1.0, 0.61), "pipe_race"),
-             ), note="copyIn reads topkValLocal(0) on the scalar pipe right after its DataCopy (MTE2), and the "
-                     "Exp results right after Exp (V), with no synchronisation (upstream races)", **common),
+                         _random_sample(torch.half, 512, 16, 0.5, 1.0, 0.61)),
+             ), note=auto_sync_note("copyIn reads topkValLocal(0) right after its DataCopy, and the Exp results "
+                                    "right after Exp"), **common),
         Case("InfiniTensor/kv_caching_ascend_kernel", commit="afdc5e5cd3905b90438e27825d96f9922660453f",
              path="src/infiniop/ops/kv_caching/ascend/kv_caching_ascend_kernel.cpp", groups=(MOVE,), variants=(
                  Variant("kv_caching_kernel_f16_i64", "fp16 2x2x3x64 into 16 slots",
@@ -963,8 +963,7 @@ def vllm_cases() -> list[Case]:
 DUODUOYI_COMMIT = "fec1248e869159ba5f19264f6405668fd7cb96bb"
 
 
-RMS_RACE = ("the ReduceSum result is read with GetValue right after the ReduceSum, with no V->S synchronisation "
-            "(upstream race)")
+RMS_RACE = auto_sync_note("the ReduceSum result is read with GetValue right after the ReduceSum")
 
 
 def _rms_norm(m: int, n: int):
@@ -1048,10 +1047,10 @@ def duoduoyi_cases() -> list[Case]:
         Case("duoduoyi6/rms_norm_merge_n", path=rms.format("merge_n"), groups=(REDUCE, MATH, ARITH, MOVE),
              variants=(Variant("rms_norm_merge_n_custom_fp32", "fp32 130x512", _rms_norm(130, 512)),), **common),
         Case("duoduoyi6/rms_norm_single_row", path=rms.format("single_row"), groups=(REDUCE, MATH, ARITH, MOVE),
-             variants=(Variant("rms_norm_single_row_custom_fp32", "fp32 70x2048", _rms_norm(70, 2048),
-                               "pipe_race"),), note=RMS_RACE, **common),
+             variants=(Variant("rms_norm_single_row_custom_fp32", "fp32 70x2048", _rms_norm(70, 2048)),),
+             note=RMS_RACE, **common),
         Case("duoduoyi6/rms_norm_splitd", path=rms.format("splitd"), groups=(REDUCE, MATH, ARITH, MOVE),
-             variants=(Variant("rms_norm_splitd_custom_fp32", "fp32 9x10240", _rms_norm(9, 10240), "pipe_race"),),
+             variants=(Variant("rms_norm_splitd_custom_fp32", "fp32 9x10240", _rms_norm(9, 10240)),),
              note=RMS_RACE, **common),
         Case("duoduoyi6/gather_elements_v2_last_dim_fp32", path=gather.format("last_dim"), groups=(MOVE,),
              variants=(Variant("gather_elements_v2_last_dim_fp32_custom", "fp32 40x64 -> 40x16 (12 gathered)",

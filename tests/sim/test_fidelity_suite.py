@@ -9,6 +9,7 @@ runner's own code, including an upstream overrun the simulator must stop.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import sys
 from pathlib import Path
@@ -88,9 +89,10 @@ def test_a_compile_error_is_named_by_what_is_missing(log, cause):
     assert run.compile_cause(log) == cause
 
 
-def test_kernel_launch_files_wait_for_the_launcher_rewrite():
-    result = run.run_case(CASES["InfiniTensor/cast_kernel"])
-    assert (result.compiled, result.correct, result.cause) == (False, False, "kernel-launch syntax")
+def test_a_format_the_build_does_not_take_stops_with_its_name():
+    project = dataclasses.replace(CASES["ggml-org/dup"], fmt="operator project")
+    result = run.run_case(project)
+    assert (result.compiled, result.correct, result.cause) == (False, False, "operator project")
 
 
 def test_an_expected_diagnostic_that_does_not_come_is_a_failure():
