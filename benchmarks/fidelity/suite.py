@@ -859,11 +859,12 @@ def infinicore_cases() -> list[Case]:
              path="src/infiniop/ops/random_sample/ascend/random_sample_kernel.cpp",
              groups=(HIGH, MATH, ARITH, MOVE), variants=(
                  Variant("random_sample_kernel_fp32", "fp32 vocab 1000, top-32, top-p 0.8, T 0.7",
-                         _random_sample(torch.float, 1000, 32, 0.8, 0.7, 0.37)),
+                         _random_sample(torch.float, 1000, 32, 0.8, 0.7, 0.37), "pipe_race"),
                  Variant("random_sample_kernel_fp16", "fp16 vocab 512, top-16, top-p 0.5, T 1.0",
-                         _random_sample(torch.half, 512, 16, 0.5, 1.0, 0.61)),
-             ), note=auto_sync_note("copyIn reads topkValLocal(0) right after its DataCopy, and the Exp results "
-                                    "right after Exp"), **common),
+                         _random_sample(torch.half, 512, 16, 0.5, 1.0, 0.61), "pipe_race"),
+             ), note="copyIn fills the TBuf _inBuffer with DataCopy (MTE2) and reads it with Adds (V) with no flag in "
+                     "between, which the compiler's auto sync (scalar pipe only) does not provide: an upstream race "
+                     "(its scalar reads after DataCopy and Exp are the auto sync's)", **common),
         Case("InfiniTensor/kv_caching_ascend_kernel", commit="afdc5e5cd3905b90438e27825d96f9922660453f",
              path="src/infiniop/ops/kv_caching/ascend/kv_caching_ascend_kernel.cpp", groups=(MOVE,), variants=(
                  Variant("kv_caching_kernel_f16_i64", "fp16 2x2x3x64 into 16 slots",
