@@ -110,7 +110,8 @@ def kernel_format(case: Case, source: str) -> str:
 
 _MISSING = (
     re.compile(r"fatal error: ([\w./-]+): No such file"),
-    re.compile(r"'(?:AscendC::)?([\w:]+)' (?:was not declared|is not a member of|has not been declared)"),
+    re.compile(r"'(?:AscendC::)?([\w:]+)' (?:was not declared|is not a member of|has not been declared"
+               r"|does not name a type)"),
     re.compile(r"'(?:class |struct )?[\w:<>, ]+' has no member named '(\w+)'"),
     re.compile(r"no matching (?:function|member function) for call to '(?:AscendC::)?([\w:]+)"),
     re.compile(r"call of overloaded '(?:AscendC::)?(\w+)\(.*' is ambiguous"),

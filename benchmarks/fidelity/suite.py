@@ -95,6 +95,13 @@ def pack(fmt: str, *values) -> bytes:
     return struct.pack("<" + fmt, *values)
 
 
+def auto_sync_note(what: str) -> str:
+    """A kernel that hands data between the scalar pipe and another with no synchronisation of its own: correct as
+    its project builds it (bisheng's --cce-auto-sync, on by default, synchronises the scalar pipe), a pipe_race
+    without that."""
+    return f"{what}, with no synchronisation of its own: the compiler's auto sync provides it"
+
+
 # ---- ggml-org/ggml: ggml-cann kernels (MIT) ----------------------------------------------------------------------
 # Shapes travel as ggml's ne (int64[4], innermost first) and nb (byte strides, size_t[4]).
 
@@ -508,14 +515,12 @@ def sgl_cases() -> list[Case]:
              ), **common),
         Case("sgl-project/apply_token_bitmask", path="csrc/apply_token_bitmask/op_kernel/apply_token_bitmask.cpp",
              groups=(MOVE,), variants=(
-                 Variant("apply_token_bitmask_fp16", "fp16 3x1024", _apply_token_bitmask(torch.half, 3, 1024),
-                         diagnostic="pipe_race"),
+                 Variant("apply_token_bitmask_fp16", "fp16 3x1024", _apply_token_bitmask(torch.half, 3, 1024)),
                  Variant("apply_token_bitmask_fp32", "fp32 2x32000 (3 tiles)",
-                         _apply_token_bitmask(torch.float, 2, 32000), diagnostic="pipe_race"),
-                 Variant("apply_token_bitmask_bf16", "bf16 5x512", _apply_token_bitmask(torch.bfloat16, 5, 512),
-                         diagnostic="pipe_race"),
-             ), note="Compute copies the logits UB->UB (V pipe), then SetValue writes -inf into the same buffer on "
-                     "the scalar pipe with no V->S synchronisation: a write-after-write race upstream", **common),
+                         _apply_token_bitmask(torch.float, 2, 32000)),
+                 Variant("apply_token_bitmask_bf16", "bf16 5x512", _apply_token_bitmask(torch.bfloat16, 5, 512)),
+             ), note=auto_sync_note("Compute copies the logits UB->UB (V), then SetValue writes -inf into the same "
+                                    "buffer"), **common),
         Case("sgl-project/build_tree_kernel", path="csrc/build_tree/op_kernel/build_tree_kernel.cpp",
              groups=(MOVE,), variants=(
                  Variant("build_tree_efficient", "bs 3, topk 4, depth 4, 8 draft tokens", _build_tree(3, 4, 4, 8, 2)),
@@ -524,10 +529,9 @@ def sgl_cases() -> list[Case]:
              ), **common),
         Case("sgl-project/tri_inv_kernel", path="csrc/tri_inv/op_kernel/tri_inv_kernel.cpp", groups=(ARITH, MOVE),
              variants=(
-                 Variant("tri_inv_col_sweep_fp32", "fp32 5 matrices 8x8", _tri_inv(torch.float, 5, 8), "pipe_race"),
-                 Variant("tri_inv_col_sweep_fp16", "fp16 3 matrices 16x16", _tri_inv(torch.half, 3, 16), "pipe_race"),
-             ), note="each column starts with Duplicate(b) on the V pipe and b.SetValue on the scalar pipe with no "
-                     "V->S synchronisation (upstream race)", **common),
+                 Variant("tri_inv_col_sweep_fp32", "fp32 5 matrices 8x8", _tri_inv(torch.float, 5, 8)),
+                 Variant("tri_inv_col_sweep_fp16", "fp16 3 matrices 16x16", _tri_inv(torch.half, 3, 16)),
+             ), note=auto_sync_note("each column's Duplicate(b) (V) is followed by b.SetValue (scalar)"), **common),
         Case("sgl-project/alloc_extend_kernel", path="csrc/alloc_extend/op_kernel/alloc_extend_kernel.cpp",
              groups=(MOVE,), variants=(
                  Variant("alloc_extend", "6 requests, pages of 16, 3 blocks", _alloc_extend(6, 16, 3), "local_overrun"),
@@ -538,13 +542,14 @@ def sgl_cases() -> list[Case]:
         Case("sgl-project/sgemmv_shrink_kernel", path="csrc/lora/op_kernel/sgemmv_shrink_kernel.cpp",
              groups=(ARITH, REDUCE, MOVE), variants=(
                  Variant("sgemmv_shrink_half", "fp16 12 tokens / 3 requests, hidden 1024, ranks 16/8/0",
-                         _sgemmv_shrink(torch.half, 12, 3, 1024, 16, 3, 4), "pipe_race"),
+                         _sgemmv_shrink(torch.half, 12, 3, 1024, 16, 3, 4)),
              ), note=SHRINK_RACE, **common),
     ]
 
 
-SHRINK_RACE = ("the dot product's ReduceSum result is read with GetValue after only a PIPE_V barrier, no V->S "
-               "synchronisation (upstream race)")
+SHRINK_RACE = auto_sync_note("the dot product's ReduceSum result is read with GetValue after only a PIPE_V barrier")
+
+EXPAND_RACE = auto_sync_note("CopyInX fills xDup with SetValue and Compute's Mul reads it")
 
 
 def lora_cases(path: str, common: dict) -> list[Case]:
@@ -553,24 +558,24 @@ def lora_cases(path: str, common: dict) -> list[Case]:
     return [
         Case(f"{author}/bgmv_shrink", path=path.format("bgmv_shrink"), groups=(ARITH, REDUCE, MOVE), variants=(
             Variant("bgmv_shrink_half", "fp16 7 tokens, hidden 1024, rank 16", _bgmv_shrink(torch.half, 7, 1024, 16,
-                                                                                            3, 3), "pipe_race"),
+                                                                                            3, 3)),
             Variant("bgmv_shrink_half", "fp16 3 tokens, hidden 12800 (two tiles), rank 8",
-                    _bgmv_shrink(torch.half, 3, 12800, 8, 2, 2), "pipe_race"),
+                    _bgmv_shrink(torch.half, 3, 12800, 8, 2, 2)),
         ), note=SHRINK_RACE, **common),
         Case(f"{author}/bgmv_expand", path=path.format("bgmv_expand"), groups=(ARITH, REDUCE, MOVE), variants=(
             Variant("bgmv_expand_half", "fp16 5 tokens, rank 16 -> 512 of 1024 at 256",
                     _bgmv_expand(torch.half, 5, 16, 512, 1024, 256, 3, 2)),
             Variant("bgmv_expand_half", "fp16 4 tokens, rank 8 -> 4352 (two tiles)",
                     _bgmv_expand(torch.half, 4, 8, 4352, 4352, 0, 2, 4)),
-        ), **common),
+        ), note=EXPAND_RACE, **common),
         Case(f"{author}/sgmv_shrink", path=path.format("sgmv_shrink"), groups=(ARITH, REDUCE, MOVE), variants=(
             Variant("sgmv_shrink_half", "fp16 10 tokens / 3 requests, hidden 2048, rank 32",
-                    _sgmv_shrink(torch.half, 10, 3, 2048, 32, 2, 4), "pipe_race"),
+                    _sgmv_shrink(torch.half, 10, 3, 2048, 32, 2, 4)),
         ), note=SHRINK_RACE, **common),
         Case(f"{author}/sgmv_expand", path=path.format("sgmv_expand"), groups=(ARITH, REDUCE, MOVE), variants=(
             Variant("sgmv_expand_half", "fp16 9 tokens / 4 requests, rank 64 -> 256 of 512 at 0",
                     _sgmv_expand(torch.half, 9, 4, 64, 256, 512, 0, 3, 3)),
-        ), **common),
+        ), note=EXPAND_RACE, **common),
     ]
 
 
@@ -635,6 +640,29 @@ def _tencent_argmax(dtype, batch: int, vocab: int, tiles: int):
     return make
 
 
+def _neox_rope(x: torch.Tensor, cache: torch.Tensor, pos: torch.Tensor, heads: int) -> torch.Tensor:
+    """GPT-NeoX rotary embedding over whole heads: cache rows are [cos | sin] of rotary_dim / 2 each."""
+    tokens, dim = x.shape[0], cache.shape[1]
+    cos, sin = cache[pos.long()].float().chunk(2, -1)
+    x1, x2 = x.float().reshape(tokens, heads, dim).chunk(2, -1)
+    out = torch.cat([x1 * cos[:, None] - x2 * sin[:, None], x2 * cos[:, None] + x1 * sin[:, None]], -1)
+    return out.reshape(tokens, heads * dim).to(x.dtype)
+
+
+def _tencent_rope(dtype, tokens: int, heads: int, kv_heads: int, head: int, max_pos: int):
+    """RotaryEmbeddingTilingConfig {seq_len, hidden_units_num, rotary_dim, num_heads, num_kv_heads, head_size}: one
+    block per token, query then key, rotary_dim = head_size."""
+    def make(g):
+        q, k = uniform(g, (tokens, heads * head), dtype=dtype), uniform(g, (tokens, kv_heads * head), dtype=dtype)
+        pos = torch.randperm(max_pos, generator=g)[:tokens].to(torch.int64)
+        angle = uniform(g, (max_pos, head // 2), -3, 3)
+        cache = torch.cat([angle.cos(), angle.sin()], -1).to(dtype)
+        tiling = pack("2I4i", tokens, heads * head, head, heads, kv_heads, head)
+        return Launch(tokens, (pos, q, k, cache, tiling, torch.zeros_like(q), torch.zeros_like(k)),
+                      {5: _neox_rope(q, cache, pos, heads), 6: _neox_rope(k, cache, pos, kv_heads)})
+    return make
+
+
 def tencent_cases() -> list[Case]:
     base = "3rdparty/LLM_kernels/csrc/kernels/ascend/"
     common = dict(author="Tencent", repo="Tencent/KsanaLLM", commit=TENCENT_COMMIT, licence="Apache-2.0",
@@ -666,12 +694,17 @@ def tencent_cases() -> list[Case]:
                          _tencent_embedding(torch.float, 8, 256, 30, 0, shards=3), diagnostic="bad_argument"),
              ), note="a token of another vocab shard returns from Init before its queues have buffers, and Process "
                      "then allocates from them (upstream bug)", **common),
+        Case("Tencent/rotary_embedding_kernel", path=base + "rotary_embedding/rotary_embedding_kernel.cc",
+             groups=(ARITH, MOVE, DEBUG), variants=(
+                 Variant("InvokeRotaryEmbeddingFloatKernel", "fp32 4 tokens, 4 q / 2 kv heads of 64",
+                         _tencent_rope(torch.float, 4, 4, 2, 64, 32)),
+                 Variant("InvokeRotaryEmbeddingHalfKernel", "fp16 3 tokens, 8 q / 8 kv heads of 128",
+                         _tencent_rope(torch.half, 3, 8, 8, 128, 16)),
+             ), **common),
         Case("Tencent/argmax_kernel", path=base + "argmax/argmax_kernel.cc", groups=(ARITH, MOVE), variants=(
             Variant("InvokeArgmaxFloatKernel", "fp32 20x512", _tencent_argmax(torch.float, 20, 512, 2)),
-            Variant("InvokeArgmaxHalfKernel", "fp16 5x1024", _tencent_argmax(torch.half, 5, 1024, 4),
-                    diagnostic="pipe_race"),
-        ), note="fp16: the Cast result is read with GetValue after only a PIPE_V barrier, no V->S synchronisation "
-                "(upstream race)", **common),
+            Variant("InvokeArgmaxHalfKernel", "fp16 5x1024", _tencent_argmax(torch.half, 5, 1024, 4)),
+        ), note=auto_sync_note("fp16: the Cast result is read with GetValue after only a PIPE_V barrier"), **common),
     ]
 
 
@@ -778,6 +811,28 @@ def _kv_caching(dtype, idx_dtype, batch: int, heads: int, seq: int, dim: int, ca
     return make
 
 
+def _random_sample(dtype, vocab: int, topk: int, topp: float, temperature: float, random_val: float):
+    """Top-k/top-p sampling over the host's top-k (values descending, int64 indices): softmax of the top-k with
+    the whole vocabulary's exp-sum, inclusive CumSum, cut at topp, then the first cumulative above
+    random_val * cum[end - 1]; one block, as random_sample_kernel_launch."""
+    def make(g):
+        logits = uniform(g, (vocab,), -4, 4, dtype)
+        values, index = logits.float().topk(topk)
+        inv_t = 1.0 / temperature
+        exp = torch.exp((logits.float() - values[0]) * inv_t)
+        probs = torch.exp((values - values[0]) * inv_t) / exp.sum()
+        cum = probs.cumsum(0)
+        end = next((i for i in range(topk) if cum[i] >= topp), topk - 1)
+        end = end + 1 if end < topk - 1 else topk
+        threshold = random_val * cum[end - 1]
+        choice = next((i for i in range(end) if threshold < cum[i]), end - 1)
+        pad = -vocab % (32 // logits.element_size())
+        result = torch.zeros(1, dtype=torch.int64)
+        return Launch(1, (padded(logits, pad), result, values.to(dtype), index, random_val, topp, topk, temperature,
+                          vocab), {1: index[choice:choice + 1]})
+    return make
+
+
 def infinicore_cases() -> list[Case]:
     common = dict(author="InfiniTensor", repo="InfiniTensor/InfiniCore", licence="MIT", fmt="kernel-launch")
     return [
@@ -800,6 +855,16 @@ def infinicore_cases() -> list[Case]:
                  Variant("paged_caching_kernel_f32", "fp32 3 tokens x 4 heads x 32, blocks of 8",
                          _paged_caching(torch.float, 3, 4, 32, 8, 2)),
              ), **common),
+        Case("InfiniTensor/random_sample_kernel", commit="2cec6ce6b27a789bf47818b370defa47a271dcc4",
+             path="src/infiniop/ops/random_sample/ascend/random_sample_kernel.cpp",
+             groups=(HIGH, MATH, ARITH, MOVE), variants=(
+                 Variant("random_sample_kernel_fp32", "fp32 vocab 1000, top-32, top-p 0.8, T 0.7",
+                         _random_sample(torch.float, 1000, 32, 0.8, 0.7, 0.37), "pipe_race"),
+                 Variant("random_sample_kernel_fp16", "fp16 vocab 512, top-16, top-p 0.5, T 1.0",
+                         _random_sample(torch.half, 512, 16, 0.5, 1.0, 0.61), "pipe_race"),
+             ), note="copyIn fills the TBuf _inBuffer with DataCopy (MTE2) and reads it with Adds (V) with no flag in "
+                     "between, which the compiler's auto sync (scalar pipe only) does not provide: an upstream race "
+                     "(its scalar reads after DataCopy and Exp are the auto sync's)", **common),
         Case("InfiniTensor/kv_caching_ascend_kernel", commit="afdc5e5cd3905b90438e27825d96f9922660453f",
              path="src/infiniop/ops/kv_caching/ascend/kv_caching_ascend_kernel.cpp", groups=(MOVE,), variants=(
                  Variant("kv_caching_kernel_f16_i64", "fp16 2x2x3x64 into 16 slots",
@@ -850,6 +915,22 @@ def _advance_step(queries: int, block_size: int, max_blocks: int):
     return make
 
 
+def _vllm_rope(tokens: int, heads: int, kv_heads: int, head: int, max_pos: int, cores: int):
+    """vLLM's rotary_embedding (GPT-NeoX halves), fp16: q [tokens, heads * head], k [tokens, kv_heads * head], cache
+    [max_pos, head] = [cos | sin]; rotary_embedding_impl launches one block per token (up to 65535)."""
+    def make(g):
+        q, k = uniform(g, (tokens, heads * head), dtype=torch.half), uniform(g, (tokens, kv_heads * head),
+                                                                             dtype=torch.half)
+        pos = torch.randperm(max_pos, generator=g)[:tokens].to(torch.int64)
+        angle = uniform(g, (max_pos, head // 2), -3, 3)
+        cache = torch.cat([angle.cos(), angle.sin()], -1).half()
+        q_out, k_out = torch.zeros_like(q), torch.zeros_like(k)
+        return Launch(cores, (pos, q_out, k_out, q, k, cache, head, heads * head, kv_heads * head, heads * head,
+                              kv_heads * head, heads, kv_heads, head, tokens, 1, cores),
+                      {1: _neox_rope(q, cache, pos, heads), 2: _neox_rope(k, cache, pos, kv_heads)}, atol=1e-2)
+    return make
+
+
 def vllm_cases() -> list[Case]:
     common = dict(author="vllm-project", repo="vllm-project/vllm-ascend", commit=VLLM_COMMIT, licence="Apache-2.0",
                   fmt="kernel-launch")
@@ -860,6 +941,12 @@ def vllm_cases() -> list[Case]:
              variants=(Variant("get_masked_input_and_mask_kernel", "1024 ids on 32 cores, vocab 100..400 + 500..520",
                                _masked_input(1024, 32, (100, 400), 12, (500, 520))),),
              **{**common, "commit": "28d0cdff7c8a6fe5e3c72ef34d3b6e41ac400a79"}),
+        Case("vllm-project/pos_encoding_kernels", path="csrc/kernels/pos_encoding_kernels.cpp", groups=(ARITH, MOVE),
+             variants=(Variant("rope_custom_true_half", "fp16 4 tokens, 3 q / 1 kv heads of 128",
+                               _vllm_rope(4, 3, 1, 128, 32, 4)),
+                       Variant("rope_custom_true_half", "fp16 5 tokens on 2 cores, 5 q / 5 kv heads of 64",
+                               _vllm_rope(5, 5, 5, 64, 16, 2))),
+             **{**common, "commit": "06aa6036f6647019f1c44ef7db79169bff069f2e"}),
         Case("vllm-project/advance_step", path="csrc/kernels/advance_step.cpp", groups=(ARITH, MOVE),
              variants=(Variant("AdvanceStepFlashAttnKernel", "8 queries on 8 cores, blocks of 16",
                                _advance_step(8, 16, 4), "local_overrun"),
@@ -875,6 +962,9 @@ def vllm_cases() -> list[Case]:
 # blockDim counts AI cores, each running two vector sub-blocks (KERNEL_TYPE_MIX_AIC_1_2), as the tasks' pybind11.cpp.
 
 DUODUOYI_COMMIT = "fec1248e869159ba5f19264f6405668fd7cb96bb"
+
+
+RMS_RACE = auto_sync_note("the ReduceSum result is read with GetValue right after the ReduceSum")
 
 
 def _rms_norm(m: int, n: int):
@@ -907,18 +997,62 @@ def _gather_elements(mode: int, rows: int, x_rows: int, width: int, y_width: int
     return make
 
 
+def _avg_pool3d(impl: int, n: int, c: int, dhw: tuple[int, int, int], k: tuple[int, int, int],
+                stride: tuple[int, int, int], pad: tuple[int, int, int], include_pad: bool,
+                split_mode: int = 0, block_c: int = 0, split_w: int = 0, multi_w: int = 1):
+    """AvgPool3D on channels-last rows (x [N*D*H*W, C] -> y [N*OD*OH*OW, C]) as run_avg_pool3_d tiles it:
+    AvgPool3DKernelTiling (36 int32), blockM the largest of 64..2 dividing the output rows, min(20, mNum) cores."""
+    def make(g):
+        x = uniform(g, (n, c, *dhw))
+        out = [(size + 2 * p - kk) // ss + 1 for size, kk, ss, p in zip(dhw, k, stride, pad)]
+        expected = torch.nn.functional.avg_pool3d(x, k, stride, pad, count_include_pad=include_pad)
+        rows = n * math.prod(out)
+        block_m = next(b for b in (64, 32, 16, 8, 4, 2) if b <= rows and rows % b == 0)
+        cores = min(20, rows // block_m)
+        tiling = pack("36i", n, c, *dhw, *out, *k, *stride, *pad, int(include_pad), 0, split_mode, block_c, split_w,
+                      multi_w, block_m, block_m // 2, rows // block_m, math.prod(out), math.prod(dhw),
+                      dhw[1] * dhw[2], c // block_c if block_c else 1, cores, -(-(rows // block_m) // cores), cores,
+                      min(c, 256), impl, 0)
+        x_rows = x.permute(0, 2, 3, 4, 1).reshape(-1, c).contiguous()
+        y_rows = expected.permute(0, 2, 3, 4, 1).reshape(-1, c).contiguous()
+        return Launch(cores, (x_rows, torch.zeros_like(y_rows), tiling), {1: y_rows})
+    return make
+
+
+def _pool_label(shape: dict) -> str:
+    dims = "x".join(map(str, (shape["n"], shape["c"], *shape["dhw"])))
+    k, st, p = ("x".join(map(str, shape[key])) for key in ("k", "stride", "pad"))
+    return f"fp32 {dims}, k {k}, s {st}, p {p}, pad {'in' if shape['include_pad'] else 'ex'}cluded"
+
+
 def duoduoyi_cases() -> list[Case]:
     common = dict(author="duoduoyi6", repo="duoduoyi6/ascendC_debug_agent", commit=DUODUOYI_COMMIT,
                   licence="Apache-2.0", fmt="kernel-launch")
     rms = "archive_tasks/rms_norm/kernel/rms_norm_{}.cpp"
     gather = "archive_tasks/gather_elements_v2/kernel/gather_elements_v2_{}_fp32.cpp"
+    pool = "archive_tasks/avg_pool3_d/kernel/avg_pool3_d_{}.cpp"
+    window = dict(n=2, c=16, dhw=(4, 6, 6), k=(2, 3, 3), stride=(2, 2, 2), pad=(0, 1, 1), include_pad=False)
+    even = dict(n=1, c=8, dhw=(2, 4, 8), k=(2, 2, 2), stride=(2, 2, 2), pad=(0, 0, 0), include_pad=True)
+    depth = dict(n=2, c=16, dhw=(4, 6, 6), k=(2, 1, 1), stride=(2, 1, 1), pad=(0, 0, 0), include_pad=False)
+    depth_pad = dict(n=1, c=8, dhw=(5, 2, 4), k=(3, 1, 1), stride=(1, 1, 1), pad=(1, 0, 0), include_pad=False)
+    # (file, impl mode, extra tiling, shapes): reduce_d is chosen for 1x1 H/W windows only (model_new_ascendc.py)
+    pools = [("generic", 0, {}, (window, even)), ("reduce_d", 1, {}, (depth, depth_pad)),
+             ("split_c", 2, dict(split_mode=1, block_c=8), (window, even)),
+             ("split_w", 3, dict(split_mode=2, split_w=2), (window, even)),
+             ("multi_w", 4, dict(split_mode=3, multi_w=2), (window, even))]
     return [
+        *(Case(f"duoduoyi6/avg_pool3_d_{name}", path=pool.format(name), groups=(ARITH, MOVE),
+               variants=tuple(Variant(f"avg_pool3_d_{name}_custom", _pool_label(shape),
+                                      _avg_pool3d(impl, **shape, **extra)) for shape in shapes), **common)
+          for name, impl, extra, shapes in pools),
         Case("duoduoyi6/rms_norm_merge_n", path=rms.format("merge_n"), groups=(REDUCE, MATH, ARITH, MOVE),
              variants=(Variant("rms_norm_merge_n_custom_fp32", "fp32 130x512", _rms_norm(130, 512)),), **common),
         Case("duoduoyi6/rms_norm_single_row", path=rms.format("single_row"), groups=(REDUCE, MATH, ARITH, MOVE),
-             variants=(Variant("rms_norm_single_row_custom_fp32", "fp32 70x2048", _rms_norm(70, 2048)),), **common),
+             variants=(Variant("rms_norm_single_row_custom_fp32", "fp32 70x2048", _rms_norm(70, 2048)),),
+             note=RMS_RACE, **common),
         Case("duoduoyi6/rms_norm_splitd", path=rms.format("splitd"), groups=(REDUCE, MATH, ARITH, MOVE),
-             variants=(Variant("rms_norm_splitd_custom_fp32", "fp32 9x10240", _rms_norm(9, 10240)),), **common),
+             variants=(Variant("rms_norm_splitd_custom_fp32", "fp32 9x10240", _rms_norm(9, 10240)),),
+             note=RMS_RACE, **common),
         Case("duoduoyi6/gather_elements_v2_last_dim_fp32", path=gather.format("last_dim"), groups=(MOVE,),
              variants=(Variant("gather_elements_v2_last_dim_fp32_custom", "fp32 40x64 -> 40x16 (12 gathered)",
                                _gather_elements(0, 40, 40, 64, 16, 12)),), **common),
