@@ -16,6 +16,11 @@
 #ifndef __CCE_KT_TEST__
 #define __CCE_KT_TEST__ 1
 #endif
+// The NPU compiler's core version, which kernels test in #if (220: Atlas A2/A3's dav-c220, 200: 310P). One simulator
+// build runs every SoC, so it compiles the A2/A3 branch; the SoC chosen at launch is what the API checks.
+#ifndef __CCE_AICORE__
+#define __CCE_AICORE__ 220
+#endif
 
 #define __global__
 #define __aicore__
