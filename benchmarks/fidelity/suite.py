@@ -211,6 +211,11 @@ def _quantize_q4(src_dtype, rows, d, blocks):
     return make
 
 
+_QUANTIZE_LEAK = ("calculate() takes scale_local from AllocTensor and never frees it; the pages ask for AllocTensor "
+                  "and FreeTensor in pairs, so the simulator stops the launch at kernel end (queue_tensor_leak). "
+                  "With the tensor freed the results match torch")
+
+
 def ggml_cases() -> list[Case]:
     base = "src/ggml-cann/kernels/"
     common = dict(author="ggml-org", repo="ggml-org/ggml", commit=GGML_COMMIT, licence="MIT")
@@ -245,12 +250,15 @@ def ggml_cases() -> list[Case]:
             Variant("ascendc_get_row_q4_0", "q4_0 2x1x6x64 idx 4", _get_rows_q4(2, 1, 6, 64, 4, 3)),
         ), **common),
         Case("ggml-org/quantize_f32_q8_0", path=base + "quantize_f32_q8_0.cpp", groups=(ARITH, REDUCE, MOVE),
-             variants=(Variant("ascendc_quantize_f32_q8_0", "fp32 6x64", _quantize_q8(torch.float, 6, 64, 4)),
-                       Variant("ascendc_quantize_f32_q8_0", "fp32 3x544", _quantize_q8(torch.float, 3, 544, 2))),
-             **common),
+             variants=(Variant("ascendc_quantize_f32_q8_0", "fp32 6x64", _quantize_q8(torch.float, 6, 64, 4),
+                               diagnostic="queue_tensor_leak"),
+                       Variant("ascendc_quantize_f32_q8_0", "fp32 3x544", _quantize_q8(torch.float, 3, 544, 2),
+                               diagnostic="queue_tensor_leak")),
+             note=_QUANTIZE_LEAK, **common),
         Case("ggml-org/quantize_f16_q8_0", path=base + "quantize_f16_q8_0.cpp", groups=(ARITH, REDUCE, MOVE),
-             variants=(Variant("ascendc_quantize_f16_q8_0", "fp16 6x64", _quantize_q8(torch.half, 6, 64, 4)),),
-             **common),
+             variants=(Variant("ascendc_quantize_f16_q8_0", "fp16 6x64", _quantize_q8(torch.half, 6, 64, 4),
+                               diagnostic="queue_tensor_leak"),),
+             note=_QUANTIZE_LEAK, **common),
         Case("ggml-org/quantize_float_to_q4_0", path=base + "quantize_float_to_q4_0.cpp",
              groups=(ARITH, REDUCE, MOVE), variants=(
                  Variant("ascendc_quantize_f32_to_q4_0", "fp32 4x64", _quantize_q4(torch.float, 4, 64, 2)),
