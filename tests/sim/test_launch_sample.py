@@ -149,6 +149,9 @@ def test_launch_rewrite_keeps_lines_comments_and_strings():
     assert lines[2] == 'ascendc_sim_host::kernel_call(ns::add_kernel<float, 8> , "ns::add_kernel<float,8>", blockDim,'
     assert lines[3] == " nullptr, stream)(x, y);"
     assert lines[4] == 'ascendc_sim_host::kernel_call(add, "add", 1, nullptr, nullptr)(x);'
+    in_macro = "#define LAUNCH(T) \\\n    rope_##T<<<n, nullptr, s>>>(a); \\\n"  # a name pasted in a macro
+    assert rewrite_launches(in_macro)[0].splitlines()[1] == (
+        '    ascendc_sim_host::kernel_call(rope_##T, "rope_##T", n, nullptr, s)(a); \\')
 
 
 def test_asynchronous_copies_run_in_order_with_the_stream():

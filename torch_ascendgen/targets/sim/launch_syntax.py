@@ -52,7 +52,7 @@ def _callee_start(text: str, end: int) -> int:
             depth += {">": 1, "<": -1}.get(text[at], 0)
             if depth == 0:
                 break
-    while at > 0 and (text[at - 1].isalnum() or text[at - 1] in "_:"):
+    while at > 0 and (text[at - 1].isalnum() or text[at - 1] in "_:#"):  # '#': a name pasted in a macro
         at -= 1
     if at == end or not (text[at].isalpha() or text[at] in "_:"):
         context = text[max(0, end - 40):end + 3]
