@@ -951,9 +951,11 @@ def vllm_cases() -> list[Case]:
              **{**common, "commit": "28d0cdff7c8a6fe5e3c72ef34d3b6e41ac400a79"}),
         Case("vllm-project/pos_encoding_kernels", path="csrc/kernels/pos_encoding_kernels.cpp", groups=(ARITH, MOVE),
              variants=(Variant("rope_custom_true_half", "fp16 4 tokens, 3 q / 1 kv heads of 128",
-                               _vllm_rope(4, 3, 1, 128, 32, 4)),
+                               _vllm_rope(4, 3, 1, 128, 32, 4), "bad_mask"),
                        Variant("rope_custom_true_half", "fp16 5 tokens on 2 cores, 5 q / 5 kv heads of 64",
-                               _vllm_rope(5, 5, 5, 64, 16, 2))),
+                               _vllm_rope(5, 5, 5, 64, 16, 2), "bad_mask")),
+             note="utils.h local_mem_copy calls Copy for the tail even when it is empty: for a copy of a multiple of "
+                  "128 halves Copy gets a continuous mask of 0, outside the documented 1..128 (upstream bug)",
              **{**common, "commit": "06aa6036f6647019f1c44ef7db79169bff069f2e"}),
         Case("vllm-project/advance_step", path="csrc/kernels/advance_step.cpp", groups=(ARITH, MOVE),
              variants=(Variant("AdvanceStepFlashAttnKernel", "8 queries on 8 cores, blocks of 16",
