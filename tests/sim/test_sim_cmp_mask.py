@@ -13,7 +13,7 @@ import ctypes
 import pytest
 import torch
 
-from torch_ascendgen.errors import SimulatorError
+from kernel_checks import expect_error
 from torch_ascendgen.targets.sim.simulator import compile_kernel
 
 CMP = r"""
@@ -186,13 +186,6 @@ def run(kernel, mode, dtype_index, x, y, sel, d, *, cmp=0, mask=0, mask1=0, repe
     kernel.launch(1, x, y, sel, d, d_out, m_out, CmpArgs(mode, cmp, mask, mask1, repeat, bitwise, scalar),
                   dtype_index)
     return d_out, m_out
-
-
-def expect_error(kind: str, fn, *args, **kwargs) -> SimulatorError:
-    with pytest.raises(SimulatorError) as info:
-        fn(*args, **kwargs)
-    assert info.value.kind == kind, info.value.message
-    return info.value
 
 
 def bit(mask_bytes: torch.Tensor, i: int) -> bool:

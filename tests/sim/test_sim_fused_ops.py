@@ -16,7 +16,7 @@ import ctypes
 import pytest
 import torch
 
-from torch_ascendgen.errors import SimulatorError
+from kernel_checks import expect_error
 from torch_ascendgen.targets.sim.simulator import compile_kernel
 
 OPS = ["AddRelu", "SubRelu", "FusedMulAdd", "FusedMulAddRelu", "MulAddDst", "AddReluCast", "SubReluCast", "MulCast",
@@ -152,13 +152,6 @@ def line_of(marker: str) -> int:
     hits = [i + 1 for i, text in enumerate(FUSED.splitlines()) if text.rstrip().endswith(marker)]
     assert len(hits) == 1, marker
     return hits[0]
-
-
-def expect_error(kind: str, fn, *args, **kwargs) -> SimulatorError:
-    with pytest.raises(SimulatorError) as info:
-        fn(*args, **kwargs)
-    assert info.value.kind == kind, info.value.message
-    return info.value
 
 
 def rounded_up(n: int, dtype: torch.dtype) -> int:

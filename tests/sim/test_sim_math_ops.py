@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import torch
 
-from torch_ascendgen.errors import SimulatorError
+from kernel_checks import expect_error
 from torch_ascendgen.targets.sim.simulator import compile_kernel
 
 FLOAT, HALF, INT32, INT16, UINT16 = range(5)
@@ -208,13 +208,6 @@ def line_of(source: str, marker: str) -> int:
 def padded(n: int, elem: int) -> int:
     per_block = 32 // elem
     return max(per_block, (n + per_block - 1) // per_block * per_block)
-
-
-def expect_error(kind: str, fn, *args, **kwargs) -> SimulatorError:
-    with pytest.raises(SimulatorError) as info:
-        fn(*args, **kwargs)
-    assert info.value.kind == kind, info.value.message
-    return info.value
 
 
 SENTINEL = -7

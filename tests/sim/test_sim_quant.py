@@ -11,7 +11,7 @@ import math
 import pytest
 import torch
 
-from torch_ascendgen.errors import SimulatorError
+from kernel_checks import expect_error, marked_line
 from torch_ascendgen.targets.sim.simulator import compile_kernel
 
 FLOAT, HALF = 0, 1
@@ -150,16 +150,7 @@ def kernel():
 
 
 def line_of(marker: str) -> int:
-    hits = [i + 1 for i, text in enumerate(SOURCE.splitlines()) if text.rstrip().endswith(marker)]
-    assert len(hits) == 1, marker
-    return hits[0]
-
-
-def expect_error(kind: str, fn, *args, **kwargs) -> SimulatorError:
-    with pytest.raises(SimulatorError) as info:
-        fn(*args, **kwargs)
-    assert info.value.kind == kind, info.value.message
-    return info.value
+    return marked_line(SOURCE, marker)
 
 
 def raw(t: torch.Tensor | None) -> torch.Tensor:

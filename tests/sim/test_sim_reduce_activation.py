@@ -11,7 +11,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from torch_ascendgen.errors import SimulatorError
+from kernel_checks import expect_error
 from torch_ascendgen.targets.sim.simulator import compile_kernel
 
 FLOAT, HALF, INT32 = 0, 1, 2
@@ -421,13 +421,6 @@ def activation(dtype, op, mode, x, *, tmp_bytes=4096, layout=0, filler=0):
 
 def index_of(out: torch.Tensor, position: int, dtype: int) -> int:
     return out.view(BITS[dtype])[position].item() & (0xFFFF if dtype == HALF else 0xFFFFFFFF)
-
-
-def expect_error(kind: str, fn, *args, **kwargs) -> SimulatorError:
-    with pytest.raises(SimulatorError) as info:
-        fn(*args, **kwargs)
-    assert info.value.kind == kind, info.value.message
-    return info.value
 
 
 # ---- ReduceSum / ReduceMax / ReduceMin, count form ----------------------------------------------------

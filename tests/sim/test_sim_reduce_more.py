@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 import torch
 
+from kernel_checks import expect_error
 from torch_ascendgen.errors import SimulatorError
 from torch_ascendgen.targets.sim.simulator import compile_kernel
 
@@ -229,13 +230,6 @@ def test_mean_half_with_float_accumulation():
     assert out[0].item() == pytest.approx(30000.5, rel=1e-3)
     out, _ = launch(HALF, x, 8)
     assert out[0].item() != pytest.approx(30000.5, rel=1e-3)
-
-
-def expect_error(kind: str, fn, *args, **kwargs) -> SimulatorError:
-    with pytest.raises(SimulatorError) as info:
-        fn(*args, **kwargs)
-    assert info.value.kind == kind, info.value.message
-    return info.value
 
 
 def test_reduction_constraints_name_the_kernel_line():

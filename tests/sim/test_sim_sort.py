@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from torch_ascendgen.errors import SimulatorError
+from kernel_checks import expect_error
 from torch_ascendgen.targets.sim.simulator import compile_kernel
 
 FLOAT, HALF = 0, 1
@@ -304,13 +304,6 @@ def test_mrgsort_exhausted_suspension_stops_and_reports_counts():
         assert got.tolist() == [4, 0, 0, 0]
         score, index = pairs(sorted_, FLOAT, 4)
         assert score.tolist() == [103.0, 102.0, 101.0, 100.0]
-
-
-def expect_error(kind: str, fn, *args, **kwargs) -> SimulatorError:
-    with pytest.raises(SimulatorError) as info:
-        fn(*args, **kwargs)
-    assert info.value.kind == kind, info.value.message
-    return info.value
 
 
 def test_sort_constraints_name_the_kernel_line():

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 import torch
 
+from kernel_checks import expect_error
 from torch_ascendgen.errors import SimulatorError
 from torch_ascendgen.targets.sim.simulator import compile_kernel
 
@@ -124,13 +125,6 @@ def test_nchw_nhwc_round_trip_matches_torch_permute(dtype):
 def test_transpose_type_none_does_nothing():
     y = run(FLOAT, torch.randn(64), ttype=NONE, nchw=(1, 1, 8, 8))
     assert torch.all(y == 7)
-
-
-def expect_error(kind: str, fn, *args, **kwargs) -> SimulatorError:
-    with pytest.raises(SimulatorError) as info:
-        fn(*args, **kwargs)
-    assert info.value.kind == kind, info.value.message
-    return info.value
 
 
 def test_transpose_constraints_name_the_kernel_line():
