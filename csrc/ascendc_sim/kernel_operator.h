@@ -45,5 +45,6 @@
 #include "sim/trans_data.h"
 #include "sim/precise_math.h"
 #include "sim/select_bytes_mask.h"
+#include "sim/data_cache.h"
 // last: what the NPU compiler provides beside the API
 #include "sim/compiler_compat.h"

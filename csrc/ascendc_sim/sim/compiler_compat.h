@@ -4,7 +4,10 @@
 //   AscendC`: explicit template arguments do not stop argument-dependent lookup (a clang extension, standard in
 //   C++20). g++ in C++17 needs the name to be known as a template first. The declarations below make it so; they
 //   take a type no call can pass, so overload resolution always picks AscendC's own function.
-// - the intrinsic `pipe_barrier(pipe)` that kernels written before PipeBarrier<pipe> call (ggml's among them).
+// - the intrinsics `pipe_barrier(pipe)`, `set_mask_count()` and `set_mask_norm()` that kernels written before
+//   PipeBarrier<pipe>, SetMaskCount and SetMaskNorm call (ggml's and KsanaLLM's among them);
+// - the scalar unit's `min`/`max` on two numbers, unqualified (the TIK scalar_min/scalar_max pages: int64 and
+//   float32 scalars): the result has the operands' common type.
 #pragma once
 #include "pipe.h"
 
@@ -35,4 +38,26 @@ inline void pipe_barrier(pipe_t pipe, ascendc_sim::Loc loc = ascendc_sim::Loc::h
         case PIPE_MTE3: return AscendC::PipeBarrier<PIPE_MTE3>(loc);
         default: return AscendC::PipeBarrier<PIPE_ALL>(loc);  // pipes the simulator does not model: all of them
     }
+}
+
+namespace AscendC {
+// CANN's internal helper class, not part of the documented API; public kernels call its ResetMask.
+struct AscendCUtils {
+    static void ResetMask(ascendc_sim::Loc loc = ascendc_sim::Loc::here()) { AscendC::ResetMask(loc); }
+};
+}  // namespace AscendC
+
+inline void set_mask_count(ascendc_sim::Loc loc = ascendc_sim::Loc::here()) { AscendC::SetMaskCount(loc); }
+inline void set_mask_norm(ascendc_sim::Loc loc = ascendc_sim::Loc::here()) { AscendC::SetMaskNorm(loc); }
+
+template <typename T, typename U, typename = std::enable_if_t<std::is_arithmetic_v<T> && std::is_arithmetic_v<U>>>
+inline std::common_type_t<T, U> min(T a, U b) {
+    using R = std::common_type_t<T, U>;
+    return static_cast<R>(b) < static_cast<R>(a) ? static_cast<R>(b) : static_cast<R>(a);
+}
+
+template <typename T, typename U, typename = std::enable_if_t<std::is_arithmetic_v<T> && std::is_arithmetic_v<U>>>
+inline std::common_type_t<T, U> max(T a, U b) {
+    using R = std::common_type_t<T, U>;
+    return static_cast<R>(a) < static_cast<R>(b) ? static_cast<R>(b) : static_cast<R>(a);
 }
