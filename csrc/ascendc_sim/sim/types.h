@@ -13,11 +13,9 @@
 #define ASCENDC_SIM 1
 // CANN's CPU-side kernel builds define it; kernels use it to pick the plain C++ spelling of the NPU compiler's
 // extensions (`#ifdef __CCE_KT_TEST__ #define __aicore__ #else #define __aicore__ [aicore] #endif`).
-// Such builds link tikicpulib, which gives kernels <iostream> (they print under `#ifdef __CCE_KT_TEST__`).
 #ifndef __CCE_KT_TEST__
 #define __CCE_KT_TEST__ 1
 #endif
-#include <iostream>
 // The NPU compiler's core version, which kernels test in #if (220: Atlas A2/A3's dav-c220, 200: 310P). One simulator
 // build runs every SoC, so it compiles the A2/A3 branch; the SoC chosen at launch is what the API checks.
 #ifndef __CCE_AICORE__
