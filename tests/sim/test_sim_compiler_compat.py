@@ -1,6 +1,7 @@
 """What public kernels take from the NPU compiler and CANN's CPU-debug build rather than from the documented API:
 scalar `min`/`max`, the mask intrinsics `set_mask_count`/`set_mask_norm`, `AscendCUtils::ResetMask`, `dcci` and
-DataCacheCleanAndInvalid (no data cache to flush here) and the ACL header for a launcher's types. The kernel below is written without `using namespace AscendC`, as such kernels are."""
+DataCacheCleanAndInvalid (no data cache to flush here) and the ACL header for a launcher's types. The kernel below
+is written without `using namespace AscendC`, as such kernels are."""
 
 from __future__ import annotations
 
