@@ -1,7 +1,7 @@
-"""Transpose (sim/transpose.h) against torch, and the refused Pad / UnPad / ConfusionTranspose forms.
+"""Transpose (sim/transpose.h) against torch, and the refused ConfusionTranspose form (Pad/UnPad: test_sim_pad.py).
 
 Transpose.md (the 16x16 basic form and TransposeParamsExt: ND2ND_B16, NCHW2NHWC, NHWC2NCHW with the
-page's tmp-size table), Transpose-39.md, Pad.md, UnPad.md (asc-devkit v8.5.0).
+page's tmp-size table), Transpose-39.md (asc-devkit v8.5.0).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ FLOAT, HALF, I8, U16 = 0, 1, 2, 3
 DTYPES = {FLOAT: torch.float32, HALF: torch.float16, I8: torch.int8, U16: torch.int16}
 BUF = 4096  # elements of src and dst
 
-# mode: 0 basic, 1 ext; type: TransposeType; sameBuf: dst = src; tmpBytes; refused: 1 Pad, 2 UnPad, 3 Confusion
+# mode: 0 basic, 1 ext; type: TransposeType; sameBuf: dst = src; tmpBytes; refused: 3 Confusion
 TRANSPOSE = r"""
 #include "kernel_operator.h"
 using namespace AscendC;
@@ -41,15 +41,7 @@ __aicore__ inline void Run(GM_ADDR x, GM_ADDR y, const uint32_t* p)
     DataCopy(xBuf.Get<T>(), xGm, 4096);
     DataCopy(yBuf.Get<T>(), yGm, 4096);
     PipeBarrier<PIPE_ALL>();
-    if (refused == 1) {
-        PadParams pp;
-        PadTiling pt;
-        Pad(dst, src, pp, tmp, pt);  // @pad
-    } else if (refused == 2) {
-        UnPadParams up;
-        UnPadTiling ut;
-        UnPad(dst, src, up, tmp, ut);  // @unpad
-    } else if (refused == 3) {
+    if (refused == 3) {
         ConfusionTransposeTiling ct;
         Transpose(dst, src, tmp, TransposeType::TRANSPOSE_NZ2ND_0213, ct);  // @confusion
     } else if (mode == 0) {
@@ -149,12 +141,10 @@ def test_transpose_constraints_name_the_kernel_line():
     assert e.line == line_of("// @ext")
 
 
-def test_pad_unpad_and_confusion_transpose_are_refused_with_the_reason():
+def test_confusion_transpose_is_refused_with_the_reason():
     x = torch.randn(256)
-    for refused, marker, name in ((1, "// @pad", "PadTiling"), (2, "// @unpad", "UnPadTiling"),
-                                  (3, "// @confusion", "ConfusionTransposeTiling")):
-        e = expect_error("unsupported_api", run, FLOAT, x, refused=refused)
-        assert name in e.message and e.line == line_of(marker)
+    e = expect_error("unsupported_api", run, FLOAT, x, refused=3)
+    assert "ConfusionTransposeTiling" in e.message and e.line == line_of("// @confusion")
 
 
 # ---- TransDataTo5HD --------------------------------------------------------------------------------

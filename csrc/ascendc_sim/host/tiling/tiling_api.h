@@ -6,6 +6,7 @@
 #include "cumsum_tiling.h"
 #include "glu_tiling.h"
 #include "norm_tiling.h"
+#include "pad_tiling.h"
 #include "precise_math_tiling.h"
 #include "quant_tiling.h"
 #include "select_tiling.h"
