@@ -102,7 +102,7 @@ std::string format(const char* fmt, const Args&... args) {
 inline const char* dump_type(DType d) {
     static const char* const names[] = {"DT_FLOAT16", "DT_BF16", "DT_FLOAT", "DT_DOUBLE", "DT_INT8",
                                         "DT_UINT8", "DT_INT16", "DT_UINT16", "DT_INT32", "DT_UINT32",
-                                        "DT_INT64", "DT_UINT64", "DT_BOOL"};
+                                        "DT_INT64", "DT_UINT64", "DT_BOOL",   "DT_INT4"};
     return names[static_cast<int>(d)];
 }
 
