@@ -1,4 +1,5 @@
-// The kernel debug APIs: AscendC::printf/PRINTF, DumpTensor, DumpAccChkPoint, assert/ascendc_assert.
+// The kernel debug APIs: AscendC::printf/PRINTF, DumpTensor, DumpAccChkPoint, assert/ascendc_assert, and the
+// ASCENDC_DUMP switch that turns them off (sim/dump_switch.h).
 // Their text never reaches the process's stdout: it is collected, each line tagged with its block,
 // into one capped buffer that the runtime takes after a launch (ascendc_sim_debug_output). A failed
 // assert fails the launch with a diagnostic at the kernel's line, carrying the block's recent output.
@@ -14,7 +15,15 @@
 #include "core.h"
 #include "tensor.h"
 
+// Defined (as 1) only by a kernel built with ASCENDC_DUMP 0 (sim/dump_switch.h); weak, so that its address is null
+// everywhere else.
+extern "C" __attribute__((weak, visibility("hidden"))) const int ascendc_sim_dump_off;
+
 namespace ascendc_sim {
+
+// printf, DumpTensor, DumpAccChkPoint and the asserts are on unless the kernel set ASCENDC_DUMP to 0.
+inline bool dump_on() { return &ascendc_sim_dump_off == nullptr; }
+
 namespace debug_detail {
 
 constexpr size_t kOutputCap = 64 * 1024;  // bytes of debug text kept per launch
@@ -179,6 +188,7 @@ inline const char* local_position(AscendC::TPosition p) {
 template <typename T>
 void dump_local(const AscendC::LocalTensor<T>& tensor, uint32_t desc, uint32_t offset, uint32_t count, const char* api,
                 Loc loc, const AscendC::ShapeInfo* shape = nullptr) {
+    if (!dump_on()) return;
     const CoreState& c = core(loc);
     if (tensor.GetPhyAddrPtr() == nullptr)
         fail(Diag::BadArgument, loc, "%s on an empty LocalTensor (never allocated); dump a tensor from a queue's "
@@ -199,6 +209,7 @@ void dump_local(const AscendC::LocalTensor<T>& tensor, uint32_t desc, uint32_t o
 template <typename T>
 void dump_global(const AscendC::GlobalTensor<T>& tensor, uint32_t desc, uint64_t offset, uint32_t count,
                  const char* api, Loc loc, const AscendC::ShapeInfo* shape = nullptr) {
+    if (!dump_on()) return;
     const CoreState& c = core(loc);
     if (count == 0) return dump(c, static_cast<const T*>(nullptr), 0, desc, 0, "GM", shape);
     const uint8_t* bytes = check_gm(tensor.GetPhyAddr(offset), uint64_t(count) * sizeof(T), api, loc, tensor.sim_home());
@@ -255,6 +266,7 @@ void assert_failed(Loc loc, const char* spelled, bool, const char* fmt, const Ar
 // AscendC::printf (reached as a using-declaration, so that the screen keeps refusing the bare C name).
 template <typename... Args>
 void printf(const char* fmt, const Args&... args) {
+    if (!dump_on()) return;
     const CoreState& c = core(Loc{});
     debug_detail::emit(c, debug_detail::format(fmt, args...));
 }
@@ -279,12 +291,14 @@ void DumpTensor(const GlobalTensor<T>& tensor, uint32_t desc, uint32_t dumpSize,
 template <typename T>
 void DumpTensor(const LocalTensor<T>& tensor, uint32_t desc, uint32_t dumpSize, const ShapeInfo& shapeInfo,
                 ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    if (!ascendc_sim::dump_on()) return;
     ascendc_sim::debug_detail::check_shape(shapeInfo, loc);
     ascendc_sim::debug_detail::dump_local(tensor, desc, 0, dumpSize, "DumpTensor", loc, &shapeInfo);
 }
 template <typename T>
 void DumpTensor(const GlobalTensor<T>& tensor, uint32_t desc, uint32_t dumpSize, const ShapeInfo& shapeInfo,
                 ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    if (!ascendc_sim::dump_on()) return;
     ascendc_sim::debug_detail::check_shape(shapeInfo, loc);
     ascendc_sim::debug_detail::dump_global(tensor, desc, 0, dumpSize, "DumpTensor", loc, &shapeInfo);
 }
@@ -339,8 +353,9 @@ extern "C" inline __attribute__((used, visibility("default"))) uint64_t ascendc_
 
 #define PRINTF(...) ::ascendc_sim::printf(__VA_ARGS__)
 #define ASCENDC_SIM_ASSERT_CONDITION(condition, ...) (condition)
+// With ASCENDC_DUMP 0 the condition is not evaluated (the pages: each assert adds a check that the switch removes).
 #define ascendc_assert(...)                                                                        \
-    (static_cast<bool>(ASCENDC_SIM_ASSERT_CONDITION(__VA_ARGS__, 0))                               \
+    (!::ascendc_sim::dump_on() || static_cast<bool>(ASCENDC_SIM_ASSERT_CONDITION(__VA_ARGS__, 0))  \
          ? (void)0                                                                                 \
          : ::ascendc_sim::assert_failed(::ascendc_sim::Loc::here(), #__VA_ARGS__, __VA_ARGS__))
 #undef assert
