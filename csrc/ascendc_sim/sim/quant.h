@@ -289,8 +289,8 @@ void anti_quant(const LocalTensor<O>& dst, const LocalTensor<I>& src, const Loca
     uint32_t total = src.GetSize(), per_block = 32 * uint32_t(ascendc_sim::elems_per_unit<I>);  // elements in 32 B
     if (a.k == 0 || total % a.k != 0 || total % per_block != 0 || (isTranspose && a.k % per_block != 0))
         ascendc_sim::fail(Diag::BadArgument, loc,
-                          "AscendAntiQuant: src has %u elements of %s and k = %u; k must divide the size, the data must "
-                          "be 32-byte aligned (%u elements), and with isTranspose k itself 32-byte aligned "
+                          "AscendAntiQuant: src has %u elements of %s and k = %u; k must divide the size, the data "
+                          "must be 32-byte aligned (%u elements), and with isTranspose k itself 32-byte aligned "
                           "(AscendAntiQuant.md).",
                           total, ascendc_sim::dtype_name(ascendc_sim::dtype_of<I>), a.k, per_block);
     uint32_t n = total / a.k;

@@ -11,6 +11,7 @@
 #include "quant_tiling.h"
 #include "select_tiling.h"
 #include "softmax_tiling.h"
+#include "transpose_tiling.h"
 #include "welford_tiling.h"
 #if __has_include("sort_reduce_tiling.h")
 #include "sort_reduce_tiling.h"
