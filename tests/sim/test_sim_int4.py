@@ -20,7 +20,7 @@ from kernel_checks import expect_error, marked_line
 from torch_ascendgen.targets.sim.simulator import compile_kernel
 
 N = 128  # elements per launch: 64 bytes of int4b_t
-CAST, FROM_GM, ODD_COUNT, SHORT_COPY, LEVEL0, GET_VALUE, ODD_OFFSET, SIZES = range(8)
+CAST, FROM_GM, ODD_COUNT, SHORT_COPY, LEVEL0, GET_VALUE, ODD_OFFSET, SIZES, PAD_COPY, PAD_SIDES = range(10)
 
 SOURCE = r"""
 #include "kernel_operator.h"
@@ -61,6 +61,16 @@ extern "C" __global__ __aicore__ void int4_kernel(GM_ADDR x, GM_ADDR packedIn, G
         q.GetValue(0);  // @get_value
     } else if (op == 6) {
         DataCopy(q, inGm[1], n);  // @odd_offset
+    } else if (op == 8) {
+        DataCopyExtParams bytes16{1, 16, 0, 0, 0};  // 32 elements of int4b_t
+        DataCopyPad(q, inGm[offset], bytes16, DataCopyPadExtParams<int4b_t>{false, 0, 0, int4b_t(0)});
+        PipeBarrier<PIPE_ALL>();
+        DataCopyPad(outGm[offset], q, bytes16);
+        return;
+    } else if (op == 9) {
+        DataCopyPadExtParams<int4b_t> sides{true, 2, 0, int4b_t(3)};
+        DataCopyPad(q, inGm, DataCopyExtParams{1, 16, 0, 0, 0}, sides);  // @pad_sides
+        return;
     } else {
         yl.SetValue(0, (half)(float)q.GetSize());
         yl.SetValue(1, (half)(float)q.ReinterpretCast<int8_t>().GetSize());
@@ -138,6 +148,13 @@ def test_datacopy_counts_int4_elements_and_offsets_by_bytes(kernel):
     assert torch.equal(y, q[64:64 + N].half())
 
 
+def test_datacopypad_moves_int4_bytes(kernel):
+    """blockLen is in bytes: 16 bytes carry 32 elements, to and from GM offsets given in elements."""
+    packed = torch.arange(N, dtype=torch.uint8)
+    out, _ = run(kernel, PAD_COPY, packed=packed, offset=64)
+    assert torch.equal(out[32:48], packed[32:48]) and (out[:32] == 0).all() and (out[48:] == 0).all()
+
+
 def test_tensor_sizes_count_elements(kernel):
     _, y = run(kernel, SIZES)
     assert y[:5].tolist() == [N, N // 2, N - 64, 32, 1]
@@ -149,6 +166,7 @@ def test_tensor_sizes_count_elements(kernel):
     (LEVEL0, "unsupported_api", "@level0", "count form"),
     (GET_VALUE, "unsupported_api", "@get_value", "int8_t"),
     (ODD_OFFSET, "bad_argument", "@odd_offset", "odd number of elements"),
+    (PAD_SIDES, "unsupported_api", "@pad_sides", "half bytes"),
 ])
 def test_int4_rules_name_the_kernel_line(kernel, op, kind, marker, words):
     e = expect_error(kind, run, kernel, op)

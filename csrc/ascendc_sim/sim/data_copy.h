@@ -370,6 +370,27 @@ void pad_out(const GlobalTensor<T>& dst, const LocalTensor<T>& src, uint32_t cou
     ub_to_gm(dst, src, plan, api, loc);
 }
 
+// DataCopyPad of int4b_t tensors: blockLen is in bytes, so the bytes move through int8_t views; padding (counted in
+// elements) would split bytes and is refused.
+inline void pad_in(const LocalTensor<int4b_t>& dst, const GlobalTensor<int4b_t>& src, uint32_t count, uint32_t len,
+                   uint32_t src_gap, uint32_t dst_gap_blocks, bool is_pad, uint32_t left, uint32_t right,
+                   int4b_t value, Loc loc) {
+    const char* api = "DataCopyPad(GM->UB)";
+    if (left != 0 || right != 0)
+        fail(Diag::UnsupportedApi, loc,
+             "%s of int4b_t with leftPadding/rightPadding is not simulated (the padding would count half bytes). "
+             "Copy through int8_t views of the tensors.",
+             api);
+    pad_in(int4_bytes(dst, api, loc), int4_bytes(src, api, loc), count, len, src_gap, dst_gap_blocks, is_pad, 0u, 0u,
+           static_cast<int8_t>(value.storage), loc);
+}
+
+inline void pad_out(const GlobalTensor<int4b_t>& dst, const LocalTensor<int4b_t>& src, uint32_t count, uint32_t len,
+                    uint32_t src_gap_blocks, uint32_t dst_gap, Loc loc) {
+    const char* api = "DataCopyPad(UB->GM)";
+    pad_out(int4_bytes(dst, api, loc), int4_bytes(src, api, loc), count, len, src_gap_blocks, dst_gap, loc);
+}
+
 }  // namespace sim_detail
 
 template <typename T, TPosition pos = TPosition::MAX>

@@ -77,8 +77,9 @@ public:
     LocalTensor operator[](uint32_t offset) const {
         LocalTensor view = *this;
         uint32_t units = offset / uint32_t(ascendc_sim::elems_per_unit<T>);
-        view.data_ = ascendc_sim::is_int4_v<T> && offset % 2 != 0 ? nullptr : data_ + units;
-        view.size_ = units <= size_ && view.data_ != nullptr ? size_ - units : 0;
+        bool inside_byte = ascendc_sim::is_int4_v<T> && offset % 2 != 0;
+        view.data_ = inside_byte ? nullptr : data_ + units;
+        view.size_ = units <= size_ && !inside_byte ? size_ - units : 0;
         return view;
     }
 

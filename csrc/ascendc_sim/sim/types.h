@@ -70,6 +70,8 @@ struct bfloat16_t {
 // nibble (assumption: the pages do not say; little-endian order, as ggml's Q4_0 kernels read it).
 struct int4b_t {
     uint8_t storage = 0;
+    int4b_t() = default;
+    constexpr int4b_t(int value) : storage(static_cast<uint8_t>(value & 0xF)) {}  // a scalar: the low nibble
 };
 
 namespace AscendC {
