@@ -20,7 +20,7 @@ from kernel_checks import expect_error, marked_line
 from torch_ascendgen.targets.sim.simulator import compile_kernel
 
 N = 128  # elements per launch: 64 bytes of int4b_t
-CAST, FROM_GM, ODD_COUNT, SHORT_COPY, LEVEL0, GET_VALUE, ODD_OFFSET, SIZES, PAD_COPY, PAD_SIDES = range(10)
+CAST, FROM_GM, ODD_COUNT, SHORT_COPY, LEVEL0, GET_VALUE, ODD_OFFSET, SIZES, PAD_COPY, PAD_SIDES, DUMP = range(11)
 
 SOURCE = r"""
 #include "kernel_operator.h"
@@ -67,6 +67,12 @@ extern "C" __global__ __aicore__ void int4_kernel(GM_ADDR x, GM_ADDR packedIn, G
         PipeBarrier<PIPE_ALL>();
         DataCopyPad(outGm[offset], q, bytes16);
         return;
+    } else if (op == 10) {
+        DataCopy(q, inGm, n);
+        PipeBarrier<PIPE_ALL>();
+        DumpTensor(q, 9, 6);
+        DumpTensor(inGm[offset], 10, 4);
+        return;
     } else if (op == 9) {
         DataCopyPadExtParams<int4b_t> sides{true, 2, 0, int4b_t(3)};
         DataCopyPad(q, inGm, DataCopyExtParams{1, 16, 0, 0, 0}, sides);  // @pad_sides
@@ -112,13 +118,13 @@ def pack(q: torch.Tensor) -> torch.Tensor:
     return (nib[:, 0] | (nib[:, 1] << 4)).to(torch.uint8)
 
 
-def run(kernel, op: int, *, x=None, packed=None, mode=0, offset=0, soc=None):
+def run(kernel, op: int, *, x=None, packed=None, mode=0, offset=0, soc=None, report=False):
     x = torch.zeros(N, dtype=torch.float16) if x is None else x
     packed = torch.zeros(N, dtype=torch.uint8) if packed is None else packed
     out = torch.zeros(N // 2, dtype=torch.uint8)
     y = torch.zeros(N, dtype=torch.float16)
-    kernel.launch(1, x, packed, out, y, N, mode, op, offset, soc=soc)
-    return out, y
+    result = kernel.launch(1, x, packed, out, y, N, mode, op, offset, soc=soc)
+    return result if report else (out, y)
 
 
 @pytest.mark.parametrize("mode", list(MODES))
@@ -153,6 +159,13 @@ def test_datacopypad_moves_int4_bytes(kernel):
     packed = torch.arange(N, dtype=torch.uint8)
     out, _ = run(kernel, PAD_COPY, packed=packed, offset=64)
     assert torch.equal(out[32:48], packed[32:48]) and (out[:32] == 0).all() and (out[48:] == 0).all()
+
+
+def test_dump_tensor_prints_int4_elements(kernel):
+    q = torch.tensor([1, -2, 7, -8, 0, 3, 5, -1] * (N // 8), dtype=torch.int16)
+    text = run(kernel, DUMP, packed=pack(q), offset=2, report=True).debug_text
+    assert "desc=9," in text and "data_type=DT_INT4" in text and "[1, -2, 7, -8, 0, 3]" in text
+    assert "desc=10," in text and "[7, -8, 0, 3]" in text  # from element 2 of the GlobalTensor
 
 
 def test_tensor_sizes_count_elements(kernel):

@@ -127,6 +127,17 @@ std::string element_text(const T& v) {
         return std::to_string(static_cast<unsigned long long>(v));
 }
 
+// Element i of `data` as text (int4b_t: the nibble, order of types.h).
+template <typename T>
+std::string element_at(const T* data, uint64_t i) {
+    if constexpr (is_int4_v<T>) {
+        int v = (reinterpret_cast<const uint8_t*>(data)[i / 2] >> (4 * (i % 2))) & 0xF;
+        return std::to_string(v >= 8 ? v - 16 : v);
+    } else {
+        return element_text(data[i]);
+    }
+}
+
 // The values nested by `shape` (its last dimension innermost, one line per row), the first `count` of them.
 template <typename T>
 void append_shaped(std::string& text, const T* data, uint32_t count, const AscendC::ShapeInfo& shape, int dim,
@@ -134,7 +145,7 @@ void append_shaped(std::string& text, const T* data, uint32_t count, const Ascen
     text += "[";
     for (uint32_t i = 0; i < shape.shape[dim] && at < count && text.size() <= kOutputCap; ++i) {
         if (i) text += dim + 1 == shape.shapeDim ? ", " : ",\n";
-        if (dim + 1 == shape.shapeDim) text += element_text(data[at++]);
+        if (dim + 1 == shape.shapeDim) text += element_at(data, at++);
         else append_shaped(text, data, count, shape, dim + 1, at);
     }
     text += "]";
@@ -156,7 +167,7 @@ void dump(const CoreState& c, const T* data, uint32_t count, uint32_t desc, uint
     text += "\n[";
     for (uint32_t i = 0; i < count; ++i) {
         if (i) text += ", ";
-        text += element_text(data[i]);
+        text += element_at(data, i);
         if (text.size() > kOutputCap) break;
     }
     emit(c, text + "]");
@@ -197,12 +208,13 @@ void dump_local(const AscendC::LocalTensor<T>& tensor, uint32_t desc, uint32_t o
         fail(Diag::LocalOverrun, loc,
              "%s dumps elements [%u, %llu) of a LocalTensor of %u elements of %s; keep offset + dumpSize within the "
              "tensor", api, offset, (unsigned long long)offset + count, tensor.GetSize(), dtype_name(dtype_of<T>));
-    if (uint64_t(offset) * sizeof(T) % 32 != 0)
+    const uint64_t per = elems_per_unit<T>, bytes = uint64_t(offset) / per * sizeof(T);  // int4b_t: 2 per byte
+    if (offset % per != 0 || bytes % 32 != 0)
         fail(Diag::UbMisaligned, loc,
              "%s at an offset of %u elements (%llu bytes): the offset tensor's UB address must be 32-byte aligned; "
-             "use an offset that is a multiple of %zu elements", api, offset,
-             (unsigned long long)offset * sizeof(T), 32 / sizeof(T));
-    const T* data = tensor.GetPhyAddrPtr() + offset;
+             "use an offset that is a multiple of %llu elements", api, offset,
+             (unsigned long long)bytes, (unsigned long long)(32 * per / sizeof(T)));
+    const T* data = reinterpret_cast<const T*>(reinterpret_cast<const uint8_t*>(tensor.GetPhyAddrPtr()) + bytes);
     dump(c, data, count, desc, tensor.GetPhyAddr(offset), local_position(tensor.GetPosition()), shape);
 }
 
@@ -212,7 +224,10 @@ void dump_global(const AscendC::GlobalTensor<T>& tensor, uint32_t desc, uint64_t
     if (!dump_on()) return;
     const CoreState& c = core(loc);
     if (count == 0) return dump(c, static_cast<const T*>(nullptr), 0, desc, 0, "GM", shape);
-    const uint8_t* bytes = check_gm(tensor.GetPhyAddr(offset), uint64_t(count) * sizeof(T), api, loc, tensor.sim_home());
+    if (is_int4_v<T> && offset % 2 != 0)
+        fail(Diag::BadArgument, loc, "%s of a GlobalTensor<int4b_t> at an odd element offset (inside a byte)", api);
+    const uint64_t span = (uint64_t(count) + elems_per_unit<T> - 1) / elems_per_unit<T> * sizeof(T);
+    const uint8_t* bytes = check_gm(tensor.GetPhyAddr(offset), span, api, loc, tensor.sim_home());
     dump(c, reinterpret_cast<const T*>(bytes), count, desc, reinterpret_cast<uint64_t>(tensor.GetPhyAddr(offset)),
          "GM", shape);
 }
