@@ -21,6 +21,8 @@
 #include "sim/proposal.h"
 #include "sim/reduce_pattern.h"
 #include "sim/transpose.h"
+#include "sim/pad.h"
+#include "sim/confusion_transpose.h"
 #include "sim/topk.h"
 // high-level activation, normalization, quantization
 #include "sim/softmax.h"

@@ -1,7 +1,7 @@
-"""Transpose (sim/transpose.h) against torch, and the refused Pad / UnPad / ConfusionTranspose forms.
+"""Transpose (sim/transpose.h) against torch (ConfusionTranspose, Pad: test_sim_confusion_transpose.py, _pad.py).
 
 Transpose.md (the 16x16 basic form and TransposeParamsExt: ND2ND_B16, NCHW2NHWC, NHWC2NCHW with the
-page's tmp-size table), Transpose-39.md, Pad.md, UnPad.md (asc-devkit v8.5.0).
+page's tmp-size table), Transpose-39.md (asc-devkit v8.5.0).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ FLOAT, HALF, I8, U16 = 0, 1, 2, 3
 DTYPES = {FLOAT: torch.float32, HALF: torch.float16, I8: torch.int8, U16: torch.int16}
 BUF = 4096  # elements of src and dst
 
-# mode: 0 basic, 1 ext; type: TransposeType; sameBuf: dst = src; tmpBytes; refused: 1 Pad, 2 UnPad, 3 Confusion
+# mode: 0 basic, 1 ext; type: TransposeType; sameBuf: dst = src; tmpBytes
 TRANSPOSE = r"""
 #include "kernel_operator.h"
 using namespace AscendC;
@@ -25,7 +25,7 @@ using namespace AscendC;
 template <typename T>
 __aicore__ inline void Run(GM_ADDR x, GM_ADDR y, const uint32_t* p)
 {
-    uint32_t mode = p[0], sameBuf = p[2], tmpBytes = p[7], refused = p[8], srcOff = p[9];
+    uint32_t mode = p[0], sameBuf = p[2], tmpBytes = p[7], srcOff = p[9];  // p[8] unused
     TransposeParamsExt params((uint16_t)p[3], (uint16_t)p[4], (uint16_t)p[5], (uint16_t)p[6], (TransposeType)p[1]);
     TPipe pipe;
     TBuf<TPosition::VECCALC> xBuf, yBuf, tmpBuf;
@@ -41,18 +41,7 @@ __aicore__ inline void Run(GM_ADDR x, GM_ADDR y, const uint32_t* p)
     DataCopy(xBuf.Get<T>(), xGm, 4096);
     DataCopy(yBuf.Get<T>(), yGm, 4096);
     PipeBarrier<PIPE_ALL>();
-    if (refused == 1) {
-        PadParams pp;
-        PadTiling pt;
-        Pad(dst, src, pp, tmp, pt);  // @pad
-    } else if (refused == 2) {
-        UnPadParams up;
-        UnPadTiling ut;
-        UnPad(dst, src, up, tmp, ut);  // @unpad
-    } else if (refused == 3) {
-        ConfusionTransposeTiling ct;
-        Transpose(dst, src, tmp, TransposeType::TRANSPOSE_NZ2ND_0213, ct);  // @confusion
-    } else if (mode == 0) {
+    if (mode == 0) {
         Transpose(dst, src);  // @basic
     } else {
         Transpose(dst, src, tmp, params);  // @ext
@@ -89,12 +78,12 @@ def line_of(marker: str) -> int:
     return hits[0]
 
 
-def run(dtype, x, *, mode=1, ttype=ND2ND_B16, nchw=(0, 0, 16, 16), same=False, tmp_bytes=32768, refused=0,
+def run(dtype, x, *, mode=1, ttype=ND2ND_B16, nchw=(0, 0, 16, 16), same=False, tmp_bytes=32768,
         src_off=0):
     xg = torch.zeros(BUF + 64 // DTYPES[dtype].itemsize, dtype=DTYPES[dtype])
     xg[: x.numel()] = x.flatten()
     y = torch.full((BUF,), 7, dtype=DTYPES[dtype])
-    p = [mode, ttype, int(same), *nchw, tmp_bytes, refused, src_off, dtype, 0, 0, 0, 0, 0]
+    p = [mode, ttype, int(same), *nchw, tmp_bytes, 0, src_off, dtype, 0, 0, 0, 0, 0]
     kernel().launch(1, xg, y, torch.tensor(p, dtype=torch.int32))
     return y
 
@@ -147,14 +136,6 @@ def test_transpose_constraints_name_the_kernel_line():
     assert "overlap" in e.message
     e = expect_error("unsupported_api", run, FLOAT, x, ttype=NZ2ND_0213)
     assert e.line == line_of("// @ext")
-
-
-def test_pad_unpad_and_confusion_transpose_are_refused_with_the_reason():
-    x = torch.randn(256)
-    for refused, marker, name in ((1, "// @pad", "PadTiling"), (2, "// @unpad", "UnPadTiling"),
-                                  (3, "// @confusion", "ConfusionTransposeTiling")):
-        e = expect_error("unsupported_api", run, FLOAT, x, refused=refused)
-        assert name in e.message and e.line == line_of(marker)
 
 
 # ---- TransDataTo5HD --------------------------------------------------------------------------------

@@ -13,6 +13,7 @@
 // saturation mode: a half result of inf becomes +-65504 and NaN becomes 0.
 #pragma once
 #include <cmath>
+#include <vector>
 
 #include "deq_scale.h"
 #include "vector_ops.h"
@@ -44,9 +45,11 @@ struct CastRule {
     uint8_t modes;
 };
 
-// Cast.md 表4 (Atlas A2), without int4b_t (not a simulator type). int32_t->half is the dequantising
+// Cast.md 表4 (Atlas A2). int32_t->half is the dequantising
 // conversion: x / 2^17 * scale * 2^17 with the scale of SetDeqScale(half), roundMode has no effect
-// (deq_scale.h). 310P: the same pairs minus bfloat16_t (assumption; the v8.5.0 page has no 310P table).
+// (deq_scale.h). 310P: the same pairs minus bfloat16_t (assumption; the v8.5.0 page has no 310P table) and
+// minus int4b_t (ggml's CANN kernels: "310P not support 4bit"). half <-> int4b_t runs in the count form only
+// (cast_int4): an even count (Cast.md 约束说明), the int4b_t result saturated to [-8, 7], NaN to 0.
 constexpr CastRule kCastRules[] = {
     {DType::F16, DType::I32, kDirected},         {DType::F16, DType::I16, kDirected},
     {DType::F16, DType::F32, kNone},             {DType::F16, DType::I8, kDirected | kNone},
@@ -60,10 +63,11 @@ constexpr CastRule kCastRules[] = {
     {DType::I32, DType::I16, kNone},             {DType::I32, DType::I64, kNone},
     {DType::I64, DType::I32, kNone},             {DType::I64, DType::F32, kDirected},
     {DType::I32, DType::F16, kDirected | kOdd | kNone},
+    {DType::F16, DType::I4, kDirected | kNone},  {DType::I4, DType::F16, kNone},
 };
 
 inline const CastRule* find_cast_rule(DType src, DType dst, bool p310) {
-    if (p310 && (src == DType::BF16 || dst == DType::BF16)) return nullptr;
+    if (p310 && (src == DType::BF16 || dst == DType::BF16 || src == DType::I4 || dst == DType::I4)) return nullptr;
     for (const CastRule& r : kCastRules)
         if (r.src == src && r.dst == dst) return &r;
     return nullptr;
@@ -79,7 +83,8 @@ inline const char* round_mode_name(RoundMode m) {
 [[noreturn]] inline void fail_cast_pair(DType src, DType dst, bool p310, const char* soc, Loc loc) {
     std::string from, to;
     for (const CastRule& r : kCastRules) {
-        if (p310 && (r.src == DType::BF16 || r.dst == DType::BF16)) continue;
+        if (p310 && (r.src == DType::BF16 || r.dst == DType::BF16 || r.src == DType::I4 || r.dst == DType::I4))
+            continue;
         if (r.src == src) from += std::string(from.empty() ? "" : ", ") + ascendc_sim::dtype_name(r.dst);
         if (r.dst == dst) to += std::string(to.empty() ? "" : ", ") + ascendc_sim::dtype_name(r.src);
     }
@@ -260,6 +265,12 @@ void cast_level0(const LocalTensor<T>& dst, const LocalTensor<U>& src, RoundMode
                  int64_t repeat, const UnaryRepeatParams& rp, Loc loc) {
     ascendc_sim::CoreState& c = ascendc_sim::core(loc);
     check_cast(ascendc_sim::dtype_of<U>, ascendc_sim::dtype_of<T>, mode, loc);
+    if constexpr (ascendc_sim::is_int4_v<T> || ascendc_sim::is_int4_v<U>)
+        ascendc_sim::fail(ascendc_sim::Diag::UnsupportedApi, loc,
+                          "Cast between %s and %s with mask and repeatTime is not simulated (int4b_t lanes share "
+                          "bytes). Use the count form Cast(dst, src, roundMode, count) with an even count.",
+                          ascendc_sim::dtype_name(ascendc_sim::dtype_of<U>),
+                          ascendc_sim::dtype_name(ascendc_sim::dtype_of<T>));
     if constexpr (castable_v<T, U>) {
         constexpr uint32_t esize = cast_esize<T, U>();
         constexpr uint32_t lanes = 256 / esize;
@@ -288,12 +299,59 @@ void cast_level0(const LocalTensor<T>& dst, const LocalTensor<U>& src, RoundMode
     }
 }
 
+// half -> int4b_t and int4b_t -> half, count form (see kCastRules). Nibble order: types.h.
+inline int8_t int4_at(const uint8_t* bytes, uint32_t i) {
+    int v = (bytes[i / 2] >> (4 * (i % 2))) & 0xF;
+    return static_cast<int8_t>(v >= 8 ? v - 16 : v);
+}
+
+template <typename T, typename U>
+void cast_int4(const LocalTensor<T>& dst, const LocalTensor<U>& src, RoundMode mode, uint32_t count, Loc loc) {
+    ascendc_sim::CoreState& c = ascendc_sim::core(loc);
+    check_cast(ascendc_sim::dtype_of<U>, ascendc_sim::dtype_of<T>, mode, loc);
+    if (count == 0) return;
+    if (count % 2 != 0)
+        ascendc_sim::fail(ascendc_sim::Diag::BadArgument, loc,
+                          "Cast with int4b_t: count is %u, but it must be even (Cast.md: two int4b_t share a byte).",
+                          count);
+    ascendc_sim::check_operand(dst, count, "Cast", "dst", loc);
+    ascendc_sim::check_operand(src, count, "Cast", "src", loc);
+    const uint64_t half_bytes = uint64_t(count) * 2, nibble_bytes = count / 2;
+    const bool narrowing = ascendc_sim::is_int4_v<T>;
+    if (!narrowing && static_cast<const void*>(dst.GetPhyAddrPtr()) == src.GetPhyAddrPtr())
+        ascendc_sim::fail(ascendc_sim::Diag::BadArgument, loc,
+                          "Cast from int4b_t to half in place: the wider result overwrites source elements before "
+                          "they are read (Cast.md). Cast into a separate buffer.");
+    check_overlap(dst.GetPhyAddrPtr(), narrowing ? nibble_bytes : half_bytes, src.GetPhyAddrPtr(),
+                  narrowing ? half_bytes : nibble_bytes, "Cast", "src", loc);
+    if constexpr (ascendc_sim::is_int4_v<T> && std::is_same_v<U, half>) {
+        std::vector<uint8_t> packed(nibble_bytes, 0);
+        const half* x = src.GetPhyAddrPtr();
+        with_round_mode(mode, [&](auto m) {
+            for (uint32_t i = 0; i < count; ++i) {
+                int v = convert<int8_t, decltype(m)::value>(x[i]);
+                v = v < -8 ? -8 : v > 7 ? 7 : v;
+                packed[i / 2] |= static_cast<uint8_t>((v & 0xF) << (4 * (i % 2)));
+            }
+        });
+        std::memcpy(dst.GetPhyAddrPtr(), packed.data(), nibble_bytes);
+    } else if constexpr (ascendc_sim::is_int4_v<U> && std::is_same_v<T, half>) {
+        const uint8_t* x = reinterpret_cast<const uint8_t*>(src.GetPhyAddrPtr());
+        half* d = dst.GetPhyAddrPtr();
+        for (uint32_t i = 0; i < count; ++i) d[i] = static_cast<half>(int4_at(x, i));
+    }
+    const uint64_t repeats = (half_bytes + ascendc_sim::kRepeatBytes - 1) / ascendc_sim::kRepeatBytes;
+    ascendc_sim::count_vector(c, ascendc_sim::OpId::Cast, repeats, {src.timing()}, dst.timing());
+}
+
 }  // namespace sim_detail
 
 template <typename T, typename U>
 void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode& roundMode, const uint32_t count,
           ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
     ascendc_sim::CoreState& c = ascendc_sim::core(loc);
+    if constexpr (ascendc_sim::is_int4_v<T> || ascendc_sim::is_int4_v<U>)
+        return sim_detail::cast_int4(dst, src, roundMode, count, loc);
     sim_detail::check_cast(ascendc_sim::dtype_of<U>, ascendc_sim::dtype_of<T>, roundMode, loc);
     if constexpr (sim_detail::castable_v<T, U>) {
         if (count == 0) return;

@@ -101,6 +101,38 @@ void check_gm_element_aligned(const GlobalTensor<T>& gm, const char* api, Loc lo
          ascendc_sim::dtype_name(ascendc_sim::dtype_of<T>), sizeof(T), ascendc_sim::dtype_name(ascendc_sim::dtype_of<T>));
 }
 
+// int4b_t (two elements per byte, tensor.h): a copy moves the bytes that hold the elements, through int8_t views
+// of the same memory, so that every size check counts bytes. A count must be even (whole bytes).
+template <typename T>
+GlobalTensor<int8_t> int4_bytes(const GlobalTensor<T>& g, const char* api, Loc loc) {
+    if (g.GetPhyAddr() == nullptr)
+        fail(Diag::BadArgument, loc,
+             "%s: the GlobalTensor<int4b_t> was offset by an odd number of elements, into the middle of a byte. "
+             "Offset int4b_t tensors by even element counts.",
+             api);
+    GlobalTensor<int8_t> bytes;
+    bytes.SetGlobalBuffer(reinterpret_cast<__gm__ int8_t*>(g.GetPhyAddr()), g.GetSize() / 2);
+    return bytes;
+}
+
+template <typename T>
+LocalTensor<int8_t> int4_bytes(const LocalTensor<T>& t, const char*, Loc) {
+    return t.template ReinterpretCast<int8_t>();
+}
+
+inline uint32_t int4_count_bytes(uint32_t count, const char* api, Loc loc) {
+    if (count % 2 != 0)
+        fail(Diag::BadArgument, loc,
+             "%s of %u elements of int4b_t: an odd count ends inside a byte. Copy an even count.", api, count);
+    if ((count / 2) % ascendc_sim::kBlockBytes != 0)
+        fail(Diag::DataCopyAlignment, loc,
+             "%s of %u elements of int4b_t = %u bytes, not a multiple of 32 bytes; the NPU silently copies only %u "
+             "bytes. Copy whole 32-byte blocks (64 int4b_t elements) and move the tail with DataCopyPad on an int8_t "
+             "view.",
+             api, count, count / 2, count / 2 / 32 * 32);
+    return count / 2;
+}
+
 template <typename T>
 void check_whole_blocks(uint32_t count, const char* api, Loc loc) {
     uint64_t bytes = uint64_t(count) * sizeof(T);
@@ -338,6 +370,27 @@ void pad_out(const GlobalTensor<T>& dst, const LocalTensor<T>& src, uint32_t cou
     ub_to_gm(dst, src, plan, api, loc);
 }
 
+// DataCopyPad of int4b_t tensors: blockLen is in bytes, so the bytes move through int8_t views; padding (counted in
+// elements) would split bytes and is refused.
+inline void pad_in(const LocalTensor<int4b_t>& dst, const GlobalTensor<int4b_t>& src, uint32_t count, uint32_t len,
+                   uint32_t src_gap, uint32_t dst_gap_blocks, bool is_pad, uint32_t left, uint32_t right,
+                   int4b_t value, Loc loc) {
+    const char* api = "DataCopyPad(GM->UB)";
+    if (left != 0 || right != 0)
+        fail(Diag::UnsupportedApi, loc,
+             "%s of int4b_t with leftPadding/rightPadding is not simulated (the padding would count half bytes). "
+             "Copy through int8_t views of the tensors.",
+             api);
+    pad_in(int4_bytes(dst, api, loc), int4_bytes(src, api, loc), count, len, src_gap, dst_gap_blocks, is_pad, 0u, 0u,
+           static_cast<int8_t>(value.storage), loc);
+}
+
+inline void pad_out(const GlobalTensor<int4b_t>& dst, const LocalTensor<int4b_t>& src, uint32_t count, uint32_t len,
+                    uint32_t src_gap_blocks, uint32_t dst_gap, Loc loc) {
+    const char* api = "DataCopyPad(UB->GM)";
+    pad_out(int4_bytes(dst, api, loc), int4_bytes(src, api, loc), count, len, src_gap_blocks, dst_gap, loc);
+}
+
 }  // namespace sim_detail
 
 template <typename T, TPosition pos = TPosition::MAX>
@@ -354,50 +407,89 @@ void SetPadValue(T paddingValue, ascendc_sim::Loc loc = ascendc_sim::Loc::here()
 template <typename T>
 void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, uint32_t count,
               ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
-    sim_detail::check_copy_dtype<T>("DataCopy", loc);
-    sim_detail::check_gm_element_aligned(src, "DataCopy", loc);
-    sim_detail::check_whole_blocks<T>(count, "DataCopy(GM->UB)", loc);
-    sim_detail::gm_to_ub(dst, src, sim_detail::contiguous_plan(uint64_t(count) * sizeof(T)), "DataCopy(GM->UB)", loc);
+    if constexpr (ascendc_sim::is_int4_v<T>) {
+        const char* api = "DataCopy(GM->UB)";
+        uint32_t bytes = sim_detail::int4_count_bytes(count, api, loc);
+        return DataCopy(sim_detail::int4_bytes(dst, api, loc), sim_detail::int4_bytes(src, api, loc), bytes, loc);
+    } else {
+        sim_detail::check_copy_dtype<T>("DataCopy", loc);
+        sim_detail::check_gm_element_aligned(src, "DataCopy", loc);
+        sim_detail::check_whole_blocks<T>(count, "DataCopy(GM->UB)", loc);
+        sim_detail::gm_to_ub(dst, src, sim_detail::contiguous_plan(uint64_t(count) * sizeof(T)),
+                             "DataCopy(GM->UB)", loc);
+    }
 }
 
 template <typename T>
 void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, uint32_t count,
               ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
-    sim_detail::check_copy_dtype<T>("DataCopy", loc);
-    sim_detail::check_gm_element_aligned(dst, "DataCopy", loc);
-    sim_detail::check_whole_blocks<T>(count, "DataCopy(UB->GM)", loc);
-    sim_detail::ub_to_gm(dst, src, sim_detail::contiguous_plan(uint64_t(count) * sizeof(T)), "DataCopy(UB->GM)", loc);
+    if constexpr (ascendc_sim::is_int4_v<T>) {
+        const char* api = "DataCopy(UB->GM)";
+        uint32_t bytes = sim_detail::int4_count_bytes(count, api, loc);
+        return DataCopy(sim_detail::int4_bytes(dst, api, loc), sim_detail::int4_bytes(src, api, loc), bytes, loc);
+    } else {
+        sim_detail::check_copy_dtype<T>("DataCopy", loc);
+        sim_detail::check_gm_element_aligned(dst, "DataCopy", loc);
+        sim_detail::check_whole_blocks<T>(count, "DataCopy(UB->GM)", loc);
+        sim_detail::ub_to_gm(dst, src, sim_detail::contiguous_plan(uint64_t(count) * sizeof(T)),
+                             "DataCopy(UB->GM)", loc);
+    }
 }
 
 template <typename T>
 void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t count,
               ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
-    sim_detail::check_copy_dtype<T>("DataCopy", loc);
-    sim_detail::check_whole_blocks<T>(count, "DataCopy(UB->UB)", loc);
-    sim_detail::ub_to_ub(dst, src, sim_detail::contiguous_plan(uint64_t(count) * sizeof(T)), "DataCopy(UB->UB)", loc);
+    if constexpr (ascendc_sim::is_int4_v<T>) {
+        const char* api = "DataCopy(UB->UB)";
+        uint32_t bytes = sim_detail::int4_count_bytes(count, api, loc);
+        return DataCopy(sim_detail::int4_bytes(dst, api, loc), sim_detail::int4_bytes(src, api, loc), bytes, loc);
+    } else {
+        sim_detail::check_copy_dtype<T>("DataCopy", loc);
+        sim_detail::check_whole_blocks<T>(count, "DataCopy(UB->UB)", loc);
+        sim_detail::ub_to_ub(dst, src, sim_detail::contiguous_plan(uint64_t(count) * sizeof(T)),
+                             "DataCopy(UB->UB)", loc);
+    }
 }
 
 template <typename T>
 void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyParams& params,
               ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
-    sim_detail::check_copy_dtype<T>("DataCopy", loc);
-    sim_detail::check_gm_element_aligned(src, "DataCopy", loc);
-    sim_detail::gm_to_ub(dst, src, sim_detail::block_plan(params, "DataCopy(GM->UB)", loc), "DataCopy(GM->UB)", loc);
+    if constexpr (ascendc_sim::is_int4_v<T>) {
+        const char* api = "DataCopy(GM->UB)";
+        return DataCopy(sim_detail::int4_bytes(dst, api, loc), sim_detail::int4_bytes(src, api, loc), params, loc);
+    } else {
+        sim_detail::check_copy_dtype<T>("DataCopy", loc);
+        sim_detail::check_gm_element_aligned(src, "DataCopy", loc);
+        sim_detail::gm_to_ub(dst, src, sim_detail::block_plan(params, "DataCopy(GM->UB)", loc),
+                             "DataCopy(GM->UB)", loc);
+    }
 }
 
 template <typename T>
 void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& params,
               ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
-    sim_detail::check_copy_dtype<T>("DataCopy", loc);
-    sim_detail::check_gm_element_aligned(dst, "DataCopy", loc);
-    sim_detail::ub_to_gm(dst, src, sim_detail::block_plan(params, "DataCopy(UB->GM)", loc), "DataCopy(UB->GM)", loc);
+    if constexpr (ascendc_sim::is_int4_v<T>) {
+        const char* api = "DataCopy(UB->GM)";
+        return DataCopy(sim_detail::int4_bytes(dst, api, loc), sim_detail::int4_bytes(src, api, loc), params, loc);
+    } else {
+        sim_detail::check_copy_dtype<T>("DataCopy", loc);
+        sim_detail::check_gm_element_aligned(dst, "DataCopy", loc);
+        sim_detail::ub_to_gm(dst, src, sim_detail::block_plan(params, "DataCopy(UB->GM)", loc),
+                             "DataCopy(UB->GM)", loc);
+    }
 }
 
 template <typename T>
 void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& params,
               ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
-    sim_detail::check_copy_dtype<T>("DataCopy", loc);
-    sim_detail::ub_to_ub(dst, src, sim_detail::block_plan(params, "DataCopy(UB->UB)", loc), "DataCopy(UB->UB)", loc);
+    if constexpr (ascendc_sim::is_int4_v<T>) {
+        const char* api = "DataCopy(UB->UB)";
+        return DataCopy(sim_detail::int4_bytes(dst, api, loc), sim_detail::int4_bytes(src, api, loc), params, loc);
+    } else {
+        sim_detail::check_copy_dtype<T>("DataCopy", loc);
+        sim_detail::ub_to_ub(dst, src, sim_detail::block_plan(params, "DataCopy(UB->UB)", loc),
+                             "DataCopy(UB->UB)", loc);
+    }
 }
 
 template <typename T>

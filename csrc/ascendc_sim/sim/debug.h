@@ -1,4 +1,5 @@
-// The kernel debug APIs: AscendC::printf/PRINTF, DumpTensor, DumpAccChkPoint, assert/ascendc_assert.
+// The kernel debug APIs: AscendC::printf/PRINTF, DumpTensor, DumpAccChkPoint, assert/ascendc_assert, and the
+// ASCENDC_DUMP switch that turns them off (sim/dump_switch.h).
 // Their text never reaches the process's stdout: it is collected, each line tagged with its block,
 // into one capped buffer that the runtime takes after a launch (ascendc_sim_debug_output). A failed
 // assert fails the launch with a diagnostic at the kernel's line, carrying the block's recent output.
@@ -14,7 +15,15 @@
 #include "core.h"
 #include "tensor.h"
 
+// Defined (as 1) only by a kernel built with ASCENDC_DUMP 0 (sim/dump_switch.h); weak, so that its address is null
+// everywhere else.
+extern "C" __attribute__((weak, visibility("hidden"))) const int ascendc_sim_dump_off;
+
 namespace ascendc_sim {
+
+// printf, DumpTensor, DumpAccChkPoint and the asserts are on unless the kernel set ASCENDC_DUMP to 0.
+inline bool dump_on() { return &ascendc_sim_dump_off == nullptr; }
+
 namespace debug_detail {
 
 constexpr size_t kOutputCap = 64 * 1024;  // bytes of debug text kept per launch
@@ -102,7 +111,7 @@ std::string format(const char* fmt, const Args&... args) {
 inline const char* dump_type(DType d) {
     static const char* const names[] = {"DT_FLOAT16", "DT_BF16", "DT_FLOAT", "DT_DOUBLE", "DT_INT8",
                                         "DT_UINT8", "DT_INT16", "DT_UINT16", "DT_INT32", "DT_UINT32",
-                                        "DT_INT64", "DT_UINT64", "DT_BOOL"};
+                                        "DT_INT64", "DT_UINT64", "DT_BOOL",   "DT_INT4"};
     return names[static_cast<int>(d)];
 }
 
@@ -118,6 +127,17 @@ std::string element_text(const T& v) {
         return std::to_string(static_cast<unsigned long long>(v));
 }
 
+// Element i of `data` as text (int4b_t: the nibble, order of types.h).
+template <typename T>
+std::string element_at(const T* data, uint64_t i) {
+    if constexpr (is_int4_v<T>) {
+        int v = (reinterpret_cast<const uint8_t*>(data)[i / 2] >> (4 * (i % 2))) & 0xF;
+        return std::to_string(v >= 8 ? v - 16 : v);
+    } else {
+        return element_text(data[i]);
+    }
+}
+
 // The values nested by `shape` (its last dimension innermost, one line per row), the first `count` of them.
 template <typename T>
 void append_shaped(std::string& text, const T* data, uint32_t count, const AscendC::ShapeInfo& shape, int dim,
@@ -125,7 +145,7 @@ void append_shaped(std::string& text, const T* data, uint32_t count, const Ascen
     text += "[";
     for (uint32_t i = 0; i < shape.shape[dim] && at < count && text.size() <= kOutputCap; ++i) {
         if (i) text += dim + 1 == shape.shapeDim ? ", " : ",\n";
-        if (dim + 1 == shape.shapeDim) text += element_text(data[at++]);
+        if (dim + 1 == shape.shapeDim) text += element_at(data, at++);
         else append_shaped(text, data, count, shape, dim + 1, at);
     }
     text += "]";
@@ -147,7 +167,7 @@ void dump(const CoreState& c, const T* data, uint32_t count, uint32_t desc, uint
     text += "\n[";
     for (uint32_t i = 0; i < count; ++i) {
         if (i) text += ", ";
-        text += element_text(data[i]);
+        text += element_at(data, i);
         if (text.size() > kOutputCap) break;
     }
     emit(c, text + "]");
@@ -179,6 +199,7 @@ inline const char* local_position(AscendC::TPosition p) {
 template <typename T>
 void dump_local(const AscendC::LocalTensor<T>& tensor, uint32_t desc, uint32_t offset, uint32_t count, const char* api,
                 Loc loc, const AscendC::ShapeInfo* shape = nullptr) {
+    if (!dump_on()) return;
     const CoreState& c = core(loc);
     if (tensor.GetPhyAddrPtr() == nullptr)
         fail(Diag::BadArgument, loc, "%s on an empty LocalTensor (never allocated); dump a tensor from a queue's "
@@ -187,21 +208,26 @@ void dump_local(const AscendC::LocalTensor<T>& tensor, uint32_t desc, uint32_t o
         fail(Diag::LocalOverrun, loc,
              "%s dumps elements [%u, %llu) of a LocalTensor of %u elements of %s; keep offset + dumpSize within the "
              "tensor", api, offset, (unsigned long long)offset + count, tensor.GetSize(), dtype_name(dtype_of<T>));
-    if (uint64_t(offset) * sizeof(T) % 32 != 0)
+    const uint64_t per = elems_per_unit<T>, bytes = uint64_t(offset) / per * sizeof(T);  // int4b_t: 2 per byte
+    if (offset % per != 0 || bytes % 32 != 0)
         fail(Diag::UbMisaligned, loc,
              "%s at an offset of %u elements (%llu bytes): the offset tensor's UB address must be 32-byte aligned; "
-             "use an offset that is a multiple of %zu elements", api, offset,
-             (unsigned long long)offset * sizeof(T), 32 / sizeof(T));
-    const T* data = tensor.GetPhyAddrPtr() + offset;
+             "use an offset that is a multiple of %llu elements", api, offset,
+             (unsigned long long)bytes, (unsigned long long)(32 * per / sizeof(T)));
+    const T* data = reinterpret_cast<const T*>(reinterpret_cast<const uint8_t*>(tensor.GetPhyAddrPtr()) + bytes);
     dump(c, data, count, desc, tensor.GetPhyAddr(offset), local_position(tensor.GetPosition()), shape);
 }
 
 template <typename T>
 void dump_global(const AscendC::GlobalTensor<T>& tensor, uint32_t desc, uint64_t offset, uint32_t count,
                  const char* api, Loc loc, const AscendC::ShapeInfo* shape = nullptr) {
+    if (!dump_on()) return;
     const CoreState& c = core(loc);
     if (count == 0) return dump(c, static_cast<const T*>(nullptr), 0, desc, 0, "GM", shape);
-    const uint8_t* bytes = check_gm(tensor.GetPhyAddr(offset), uint64_t(count) * sizeof(T), api, loc, tensor.sim_home());
+    if (is_int4_v<T> && offset % 2 != 0)
+        fail(Diag::BadArgument, loc, "%s of a GlobalTensor<int4b_t> at an odd element offset (inside a byte)", api);
+    const uint64_t span = (uint64_t(count) + elems_per_unit<T> - 1) / elems_per_unit<T> * sizeof(T);
+    const uint8_t* bytes = check_gm(tensor.GetPhyAddr(offset), span, api, loc, tensor.sim_home());
     dump(c, reinterpret_cast<const T*>(bytes), count, desc, reinterpret_cast<uint64_t>(tensor.GetPhyAddr(offset)),
          "GM", shape);
 }
@@ -255,6 +281,7 @@ void assert_failed(Loc loc, const char* spelled, bool, const char* fmt, const Ar
 // AscendC::printf (reached as a using-declaration, so that the screen keeps refusing the bare C name).
 template <typename... Args>
 void printf(const char* fmt, const Args&... args) {
+    if (!dump_on()) return;
     const CoreState& c = core(Loc{});
     debug_detail::emit(c, debug_detail::format(fmt, args...));
 }
@@ -279,12 +306,14 @@ void DumpTensor(const GlobalTensor<T>& tensor, uint32_t desc, uint32_t dumpSize,
 template <typename T>
 void DumpTensor(const LocalTensor<T>& tensor, uint32_t desc, uint32_t dumpSize, const ShapeInfo& shapeInfo,
                 ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    if (!ascendc_sim::dump_on()) return;
     ascendc_sim::debug_detail::check_shape(shapeInfo, loc);
     ascendc_sim::debug_detail::dump_local(tensor, desc, 0, dumpSize, "DumpTensor", loc, &shapeInfo);
 }
 template <typename T>
 void DumpTensor(const GlobalTensor<T>& tensor, uint32_t desc, uint32_t dumpSize, const ShapeInfo& shapeInfo,
                 ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    if (!ascendc_sim::dump_on()) return;
     ascendc_sim::debug_detail::check_shape(shapeInfo, loc);
     ascendc_sim::debug_detail::dump_global(tensor, desc, 0, dumpSize, "DumpTensor", loc, &shapeInfo);
 }
@@ -339,8 +368,9 @@ extern "C" inline __attribute__((used, visibility("default"))) uint64_t ascendc_
 
 #define PRINTF(...) ::ascendc_sim::printf(__VA_ARGS__)
 #define ASCENDC_SIM_ASSERT_CONDITION(condition, ...) (condition)
+// With ASCENDC_DUMP 0 the condition is not evaluated (the pages: each assert adds a check that the switch removes).
 #define ascendc_assert(...)                                                                        \
-    (static_cast<bool>(ASCENDC_SIM_ASSERT_CONDITION(__VA_ARGS__, 0))                               \
+    (!::ascendc_sim::dump_on() || static_cast<bool>(ASCENDC_SIM_ASSERT_CONDITION(__VA_ARGS__, 0))  \
          ? (void)0                                                                                 \
          : ::ascendc_sim::assert_failed(::ascendc_sim::Loc::here(), #__VA_ARGS__, __VA_ARGS__))
 #undef assert

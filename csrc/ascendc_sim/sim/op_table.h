@@ -158,7 +158,11 @@ enum class CostClass { Simple, Long, Reduce, Move, Composite };
     X(AdjustSoftMaxRes, "AdjustSoftMaxRes", Composite) \
     X(LayerNormGrad, "LayerNormGrad", Composite) \
     X(LayerNormGradBeta, "LayerNormGradBeta", Composite) \
-    X(SoftmaxFlashV3, "SoftmaxFlashV3", Composite)
+    X(SoftmaxFlashV3, "SoftmaxFlashV3", Composite) \
+    /* padint4: Pad / UnPad and ConfusionTranspose with host tiling (sim/pad.h, sim/confusion_transpose.h) */ \
+    X(Pad, "Pad", Composite) \
+    X(UnPad, "UnPad", Composite) \
+    X(ConfusionTranspose, "Transpose(ConfusionTransposeTiling)", Composite)
 
 enum class OpId {
 #define ASCENDC_SIM_OP_ENUM(id, name, cls) id,

@@ -14,7 +14,8 @@
 //                    per channel (offset/scale [K/groupSize, N], transposed [N, K/groupSize]). N is src.GetSize()/k
 //                    (the page: "确保输入数据的size正确"); without AntiQuantShapeInfo the offset/scale height (width when
 //                    transposed) is their size / N. half output: Add then Mul in half; bfloat16 output: in float,
-//                    rounded once (the page's bfloat16 steps). int4b_t input is not simulated.
+//                    rounded once (the page's bfloat16 steps). int4b_t src (A2/A3): the same, from the nibbles
+//                    (order: types.h), sizes in elements and the 32-byte alignment rules in bytes.
 // Types: the pages' tables on A2/A3; 310P the same without bfloat16_t (hl_checks.h kSameAsA2; hiascend's
 // AscendDequant page marks the Atlas inference AI Core supported).
 // Temporary space (ours): 512 bytes at least; host/tiling/quant_tiling.h reports the same.
@@ -265,22 +266,38 @@ struct AntiParams {
     AntiQuantShapeInfo info;
 };
 
+// Element e of an int8_t or int4b_t source (int4b_t: nibble order of types.h).
+template <typename I>
+float source_value(const LocalTensor<I>& src, uint64_t e) {
+    const uint8_t* bytes = reinterpret_cast<const uint8_t*>(src.GetPhyAddrPtr());
+    if constexpr (ascendc_sim::is_int4_v<I>) {
+        int v = (bytes[e / 2] >> (4 * (e % 2))) & 0xF;
+        return static_cast<float>(v >= 8 ? v - 16 : v);
+    } else {
+        return static_cast<float>(src.GetPhyAddrPtr()[e]);
+    }
+}
+
 template <typename I, typename O, bool isTranspose>
 void anti_quant(const LocalTensor<O>& dst, const LocalTensor<I>& src, const LocalTensor<uint8_t>* tmp,
                 const AntiParams<O>& a, Loc loc) {
     const char* api = "AscendAntiQuant";
-    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<I>, dtype_bit(DType::I8), hl_detail::kSameAsA2, loc);
+    // int4b_t: A2/A3 (the page's tables); not on 310P, whose Cast has no int4b_t (cast.h).
+    hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<I>, dtype_bit(DType::I8) | dtype_bit(DType::I4),
+                               dtype_bit(DType::I8), loc);
     hl_detail::check_soc_dtype(api, ascendc_sim::dtype_of<O>, dtype_bit(DType::F16) | dtype_bit(DType::BF16), hl_detail::kSameAsA2, loc);
-    uint32_t total = src.GetSize();
-    if (a.k == 0 || total % a.k != 0 || total % 32 != 0 || (isTranspose && a.k % 32 != 0))
+    uint32_t total = src.GetSize(), per_block = 32 * uint32_t(ascendc_sim::elems_per_unit<I>);  // elements in 32 B
+    if (a.k == 0 || total % a.k != 0 || total % per_block != 0 || (isTranspose && a.k % per_block != 0))
         ascendc_sim::fail(Diag::BadArgument, loc,
-                          "AscendAntiQuant: src has %u elements and k = %u; k must divide the size, the data must be "
-                          "32-byte aligned, and with isTranspose k itself 32-byte aligned (AscendAntiQuant.md).",
-                          total, a.k);
+                          "AscendAntiQuant: src has %u elements of %s and k = %u; k must divide the size, the data "
+                          "must be 32-byte aligned (%u elements), and with isTranspose k itself 32-byte aligned "
+                          "(AscendAntiQuant.md).",
+                          total, ascendc_sim::dtype_name(ascendc_sim::dtype_of<I>), a.k, per_block);
     uint32_t n = total / a.k;
     uint32_t rows = isTranspose ? n : a.k, cols = isTranspose ? a.k : n;  // src is [rows, cols]
     ascendc_sim::check_operand(dst, total, api, "dst", loc);
-    Span sd = hl_detail::span(dst, total, "dst"), ss = hl_detail::span(src, total, "src");
+    Span sd = hl_detail::span(dst, total, "dst");
+    Span ss{src.GetPhyAddrPtr(), total / ascendc_sim::elems_per_unit<I> * sizeof(I), "src"};
     hl_detail::check_apart(api, sd, ss, false, loc);
     // Per-channel parameter shape [h, w]: non-transposed [K/g, N], transposed [N, K/g].
     uint32_t h = 1, w = 1;
@@ -309,7 +326,7 @@ void anti_quant(const LocalTensor<O>& dst, const LocalTensor<I>& src, const Loca
                 sc = a.scale->GetPhyAddrPtr()[p];
                 of = a.offset ? a.offset->GetPhyAddrPtr()[p] : O(0.0f);
             }
-            float x = static_cast<float>(src.GetPhyAddrPtr()[uint64_t(i) * cols + j]);
+            float x = source_value(src, uint64_t(i) * cols + j);
             if (!a.has_offset) of = O(0.0f);
             if constexpr (std::is_same_v<O, half>) out[uint64_t(i) * cols + j] = half(half(half(x) + of) * sc);
             else out[uint64_t(i) * cols + j] = O((x + static_cast<float>(of)) * static_cast<float>(sc));

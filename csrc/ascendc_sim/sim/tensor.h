@@ -72,10 +72,14 @@ public:
 
     // A view starting `offset` elements in; an offset past the end gives an empty view, which the
     // next instruction that uses it reports with its line.
+    // int4b_t: `size_` counts bytes (two elements each) and an offset must be even; an odd one (inside a byte) gives
+    // an unallocated view, which the next instruction reports.
     LocalTensor operator[](uint32_t offset) const {
         LocalTensor view = *this;
-        view.data_ = data_ + offset;
-        view.size_ = offset <= size_ ? size_ - offset : 0;
+        uint32_t units = offset / uint32_t(ascendc_sim::elems_per_unit<T>);
+        bool inside_byte = ascendc_sim::is_int4_v<T> && offset % 2 != 0;
+        view.data_ = inside_byte ? nullptr : data_ + units;
+        view.size_ = units <= size_ && !inside_byte ? size_ - units : 0;
         return view;
     }
 
@@ -102,11 +106,13 @@ public:
                               position_, timing_, owner_);
     }
 
-    uint32_t GetSize() const { return size_; }
-    void SetSize(uint32_t size) { size_ = size; }
+    uint32_t GetSize() const { return uint32_t(size_ * ascendc_sim::elems_per_unit<T>); }
+    void SetSize(uint32_t size) { size_ = uint32_t(size / ascendc_sim::elems_per_unit<T>); }
     uint32_t GetLength() const { return size_ * sizeof(T); }
     uint64_t GetPhyAddr() const { return ascendc_sim::ub_visible(data_); }
-    uint64_t GetPhyAddr(uint32_t offset) const { return ascendc_sim::ub_visible(data_ + offset); }
+    uint64_t GetPhyAddr(uint32_t offset) const {
+        return ascendc_sim::ub_visible(data_ + offset / ascendc_sim::elems_per_unit<T>);
+    }
     TPosition GetPosition() const { return position_; }
     void SetUserTag(int32_t tag) { user_tag_ = tag; }
     int32_t GetUserTag() const { return user_tag_; }
@@ -121,6 +127,11 @@ public:
 private:
     ascendc_sim::CoreState& check_index(uint32_t index, const char* api, ascendc_sim::Loc loc) const {
         ascendc_sim::CoreState& c = ascendc_sim::core(loc);
+        if (ascendc_sim::is_int4_v<T>)
+            ascendc_sim::fail(ascendc_sim::Diag::UnsupportedApi, loc,
+                              "%s on a LocalTensor of int4b_t is not simulated (two elements share a byte). "
+                              "ReinterpretCast the tensor to int8_t and read or write the byte.",
+                              api);
         if (data_ == nullptr)
             ascendc_sim::fail(ascendc_sim::Diag::BadArgument, loc,
                               "%s on an empty LocalTensor (never allocated). Get the tensor from a queue's "
@@ -150,17 +161,20 @@ class GlobalTensor {
 public:
     using PrimType = T;
 
+    // int4b_t: `size_` counts bytes (two elements each); an odd offset (inside a byte) gives a null view, which the
+    // copy that uses it reports.
     void SetGlobalBuffer(__gm__ T* buffer, uint64_t size) {
         data_ = buffer;
-        size_ = size;
+        size_ = size / ascendc_sim::elems_per_unit<T>;
         home_ = ascendc_sim::gm_home(buffer);
     }
     void SetGlobalBuffer(__gm__ T* buffer) { SetGlobalBuffer(buffer, 0); }
 
     GlobalTensor operator[](uint64_t offset) const {
         GlobalTensor view = *this;
-        view.data_ = data_ + offset;
-        view.size_ = offset <= size_ ? size_ - offset : 0;
+        uint64_t units = offset / ascendc_sim::elems_per_unit<T>;
+        view.data_ = ascendc_sim::is_int4_v<T> && offset % 2 != 0 ? nullptr : data_ + units;
+        view.size_ = units <= size_ ? size_ - units : 0;
         return view;
     }
 
@@ -178,10 +192,10 @@ public:
         std::memcpy(at, &value, sizeof(T));
     }
 
-    uint64_t GetSize() const { return size_; }
+    uint64_t GetSize() const { return size_ * ascendc_sim::elems_per_unit<T>; }
     __gm__ T* GetPhyAddr() const { return data_; }
     const ascendc_sim::GmHome& sim_home() const { return home_; }
-    __gm__ T* GetPhyAddr(uint64_t offset) const { return data_ + offset; }
+    __gm__ T* GetPhyAddr(uint64_t offset) const { return data_ + offset / ascendc_sim::elems_per_unit<T>; }
     template <typename Mode>
     void SetL2CacheHint(Mode) {}
     void SetShapeInfo(const ShapeInfo& shapeInfo) { shape_info_ = shapeInfo; }
@@ -191,6 +205,11 @@ private:
     // Where the element's bytes are, once checked and charged to the scalar pipe.
     uint8_t* scalar_access(uint64_t offset, const char* api, ascendc_sim::Loc loc) const {
         ascendc_sim::CoreState& c = ascendc_sim::core(loc);
+        if (ascendc_sim::is_int4_v<T>)
+            ascendc_sim::fail(ascendc_sim::Diag::UnsupportedApi, loc,
+                              "%s on a GlobalTensor of int4b_t is not simulated (two elements share a byte). Read or "
+                              "write the byte through a GlobalTensor<int8_t> over the same memory.",
+                              api);
         uint8_t* at = ascendc_sim::check_gm(data_ + offset, sizeof(T), api, loc, home_);
         ascendc_sim::schedule(c, ascendc_sim::kPipeS, ascendc_sim::CostModel::scalar_gm_ns(c.soc()), {}, nullptr);
         return at;

@@ -1,9 +1,8 @@
 // Transpose: the 16x16 basic form, the TransposeParamsExt form (TRANSPOSE_ND2ND_B16,
 // TRANSPOSE_NCHW2NHWC, TRANSPOSE_NHWC2NCHW) and TransDataTo5HD (its three list forms); the
-// ConfusionTransposeTiling form and Pad / UnPad are
-// refused with the reason (their shapes travel in tiling structs whose fields the pages do not give).
+// ConfusionTransposeTiling form is in sim/confusion_transpose.h, Pad / UnPad in sim/pad.h.
 //
-// Semantics, from the asc-devkit v8.5.0 pages Transpose.md, Transpose-39.md, TransDataTo5HD.md, Pad.md, UnPad.md:
+// Semantics, from the asc-devkit v8.5.0 pages Transpose.md, Transpose-39.md, TransDataTo5HD.md:
 // - Basic form: dst[j][i] = src[i][j] for one 16x16 matrix of 2-byte elements; src and dst may be
 //   the same buffer.
 // - TransposeParamsExt: ND2ND_B16 is the basic form (uint16_t; hSize = wSize = 16; no tmp);
@@ -72,28 +71,6 @@ struct TransDataTo5HDParams {
     uint16_t srcRepStride = 0;
 };
 
-struct PadParams {
-    uint16_t leftPad = 0;
-    uint16_t rightPad = 0;
-    int32_t padValue = 0;
-};
-
-struct UnPadParams {
-    uint16_t leftPad = 0;
-    uint16_t rightPad = 0;
-};
-
-// The tiling structs of ConfusionTranspose, Pad and UnPad. Their fields are not documented, so
-// these are placeholders of our own that let a kernel compile; the APIs that read them are refused.
-struct ConfusionTransposeTiling {
-    uint32_t reserved[32] = {};
-};
-struct PadTiling {
-    uint32_t reserved[32] = {};
-};
-struct UnPadTiling {
-    uint32_t reserved[32] = {};
-};
 
 namespace transpose_detail {
 
@@ -272,14 +249,6 @@ void trans_5hd_addresses(const uint64_t dst_list[kBlocks], const uint64_t src_li
     trans_5hd<T>(d, s, p, {}, nullptr, loc);
 }
 
-[[noreturn]] inline void refuse_tiling_api(const char* api, const char* tiling, Loc loc) {
-    fail(Diag::UnsupportedApi, loc,
-         "%s with %s is not simulated: the shapes travel in %s, whose fields the %s page does not document. "
-         "Write the layout change with DataCopy / DataCopyPad (strides and padding) or the TransposeParamsExt form "
-         "of Transpose instead.",
-         api, tiling, tiling, api);
-}
-
 }  // namespace transpose_detail
 
 template <typename T>
@@ -349,42 +318,6 @@ void TransDataTo5HD(const LocalTensor<uint64_t>& dst, const LocalTensor<uint64_t
     ascendc_sim::check_operand(dst, transpose_detail::kBlocks, "TransDataTo5HD", "dst (address list)", loc);
     ascendc_sim::check_operand(src, transpose_detail::kBlocks, "TransDataTo5HD", "src (address list)", loc);
     transpose_detail::trans_5hd_addresses<T>(dst.GetPhyAddrPtr(), src.GetPhyAddrPtr(), nchwconvParams, loc);
-}
-
-template <typename T>
-void Transpose(const LocalTensor<T>&, const LocalTensor<T>&, const LocalTensor<uint8_t>&, TransposeType,
-               ConfusionTransposeTiling&, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
-    transpose_detail::refuse_tiling_api("Transpose", "ConfusionTransposeTiling", loc);
-}
-
-template <typename T>
-void Transpose(const LocalTensor<T>&, const LocalTensor<T>&, TransposeType, ConfusionTransposeTiling&,
-               ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
-    transpose_detail::refuse_tiling_api("Transpose", "ConfusionTransposeTiling", loc);
-}
-
-template <typename T>
-void Pad(const LocalTensor<T>&, const LocalTensor<T>&, PadParams&, const LocalTensor<uint8_t>&, PadTiling&,
-         ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
-    transpose_detail::refuse_tiling_api("Pad", "PadTiling", loc);
-}
-
-template <typename T>
-void Pad(const LocalTensor<T>&, const LocalTensor<T>&, PadParams&, PadTiling&,
-         ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
-    transpose_detail::refuse_tiling_api("Pad", "PadTiling", loc);
-}
-
-template <typename T>
-void UnPad(const LocalTensor<T>&, const LocalTensor<T>&, UnPadParams&, LocalTensor<uint8_t>&, UnPadTiling&,
-           ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
-    transpose_detail::refuse_tiling_api("UnPad", "UnPadTiling", loc);
-}
-
-template <typename T>
-void UnPad(const LocalTensor<T>&, const LocalTensor<T>&, UnPadParams&, UnPadTiling&,
-           ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
-    transpose_detail::refuse_tiling_api("UnPad", "UnPadTiling", loc);
 }
 
 }  // namespace AscendC

@@ -64,6 +64,20 @@ struct bfloat16_t {
     }
 };
 
+// int4b_t (Cast.md, AscendAntiQuant.md): a signed 4-bit integer, two to a byte. The struct is the byte that holds
+// a pair (sizeof 1, which kernels that size buffers with `n * sizeof(int4b_t)` rely on); a LocalTensor or
+// GlobalTensor of it counts elements, two per byte (tensor.h). Element 2k is the byte's low nibble, 2k + 1 its high
+// nibble (assumption: the pages do not say; little-endian order, as ggml's Q4_0 kernels read it).
+struct int4b_t {
+    uint8_t storage = 0;
+    int4b_t() = default;
+    constexpr int4b_t(int value) : storage(static_cast<uint8_t>(value & 0xF)) {}  // a scalar: the low nibble
+};
+
+namespace AscendC {
+using ::int4b_t;
+}  // namespace AscendC
+
 // Scalar conversions (ToBfloat16.md, ToFloat.md): round to nearest even, as the struct does.
 namespace AscendC {
 inline bfloat16_t ToBfloat16(const float& value) { return bfloat16_t(value); }
@@ -72,7 +86,7 @@ inline float ToFloat(const bfloat16_t& value) { return float(value); }
 
 namespace ascendc_sim {
 
-enum class DType : uint8_t { F16, BF16, F32, F64, I8, U8, I16, U16, I32, U32, I64, U64, Bool, Count };
+enum class DType : uint8_t { F16, BF16, F32, F64, I8, U8, I16, U16, I32, U32, I64, U64, Bool, I4, Count };
 
 template <typename T> struct DTypeOf;
 template <> struct DTypeOf<half> { static constexpr DType value = DType::F16; };
@@ -88,15 +102,20 @@ template <> struct DTypeOf<uint32_t> { static constexpr DType value = DType::U32
 template <> struct DTypeOf<int64_t> { static constexpr DType value = DType::I64; };
 template <> struct DTypeOf<uint64_t> { static constexpr DType value = DType::U64; };
 template <> struct DTypeOf<bool> { static constexpr DType value = DType::Bool; };
+template <> struct DTypeOf<int4b_t> { static constexpr DType value = DType::I4; };
 
 template <typename T> constexpr DType dtype_of = DTypeOf<std::remove_cv_t<T>>::value;
 
 constexpr uint32_t dtype_bit(DType d) { return 1u << static_cast<uint32_t>(d); }
 
+// int4b_t tensors hold two elements per byte: their sizes and offsets in elements are twice their bytes.
+template <typename T> constexpr bool is_int4_v = std::is_same_v<std::remove_cv_t<T>, int4b_t>;
+template <typename T> constexpr uint64_t elems_per_unit = is_int4_v<T> ? 2 : 1;
+
 inline const char* dtype_name(DType d) {
     static const char* const names[] = {"half", "bfloat16_t", "float", "double", "int8_t", "uint8_t",
                                         "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t",
-                                        "uint64_t", "bool"};
+                                        "uint64_t", "bool", "int4b_t"};
     return names[static_cast<int>(d)];
 }
 

@@ -53,8 +53,9 @@ from torch_ascendgen.targets.toolchain import (
 EXPORT_FILE = "export.cpp"
 
 # The build appends this after the kernel source: it exports the entry through the launch ABI.
-EXPORT_SHIM = ('#include "sim/launch_stub.h"\n#include "{kernel}"\n#include "sim/launch.h"\n'
-               'ASCENDC_SIM_EXPORT_KERNEL({entry})\n')
+# sim/dump_switch.h comes after the kernel: the ASCENDC_DUMP switch the kernel set (the prelude cannot see it).
+EXPORT_SHIM = ('#include "sim/launch_stub.h"\n#include "{kernel}"\n#include "sim/dump_switch.h"\n'
+               '#include "sim/launch.h"\nASCENDC_SIM_EXPORT_KERNEL({entry})\n')
 
 # What the precompiled header holds: everything a kernel and its export shim include.
 PRELUDE_FILE = "sim_prelude.h"

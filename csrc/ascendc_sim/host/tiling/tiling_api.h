@@ -6,10 +6,12 @@
 #include "cumsum_tiling.h"
 #include "glu_tiling.h"
 #include "norm_tiling.h"
+#include "pad_tiling.h"
 #include "precise_math_tiling.h"
 #include "quant_tiling.h"
 #include "select_tiling.h"
 #include "softmax_tiling.h"
+#include "transpose_tiling.h"
 #include "welford_tiling.h"
 #if __has_include("sort_reduce_tiling.h")
 #include "sort_reduce_tiling.h"
