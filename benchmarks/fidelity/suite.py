@@ -51,6 +51,17 @@ class Variant:
 
 
 @dataclass(frozen=True)
+class OpKernel:
+    """An operator project's kernel as its project builds it, without the host code: the OpDef's op type and its
+    inputs and outputs in order, each with the ge dtype it runs with (the DTYPE_<NAME> macros). A variant passes
+    the tiling key (what TILING_KEY_IS tests; the TilingFunc's SetTilingKey) after the tiling."""
+
+    op_type: str
+    inputs: tuple[tuple[str, str], ...]  # (name, "DT_FLOAT16"...)
+    outputs: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
 class Case:
     id: str  # author/kernel-file-stem
     author: str
@@ -64,6 +75,7 @@ class Case:
     soc: str = ""  # the chip the repository targets, when not the default
     note: str = ""
     licence: str = ""
+    op: OpKernel | None = None  # an operator project's kernel, built with its OpDef's dtypes and the tiling key
 
 
 # ---- input helpers ---------------------------------------------------------------------------------------------
@@ -1075,5 +1087,99 @@ def duoduoyi_cases() -> list[Case]:
     ]
 
 
+# ---- mindspore-ai/ms_custom_ops: ops/ascendc kernels (Apache-2.0); operator projects, raw uint32 tiling ------------
+
+MS_COMMIT = "5e567b3fb3211d58bf0b24d31b1c43955d9a32fb"
+
+
+def _npd_rows(key: torch.Tensor, kv_seq: list[int], heads: int, page: int) -> torch.Tensor:
+    """The NPD layout of ``key`` [tokens, heads * dim]: each batch's tokens padded to whole pages, every page
+    [heads, page, dim] (ComputeKvNpdOffset), as [rows, heads * dim] with rows = tokens + (page - 1) * batches."""
+    tokens, hidden = key.shape
+    dim = hidden // heads
+    out = torch.full((tokens + (page - 1) * len(kv_seq), hidden), 7.0, dtype=key.dtype).reshape(-1)
+    first, base = 0, 0
+    for length in kv_seq:
+        for i in range(length):
+            row = key[first + i].reshape(heads, dim)
+            for h in range(heads):
+                at = base + (i // page) * heads * page * dim + h * page * dim + (i % page) * dim
+                out[at:at + dim] = row[h]
+        first += length
+        base += -(-length // page) * page * hidden
+    return out.reshape(-1, hidden)
+
+
+def _reshape_and_cache_npd(key_id: int, tokens: int, heads: int, dim: int, page: int, pages: int,
+                           kv_seq: tuple[int, ...]):
+    """ReshapeAndCacheNpd (tiling key: bit 0 the cache in NPD [pages, heads, page, dim] rather than ND [pages, page,
+    heads, dim], bit 1 key/value out in NPD): each token's key and value rows go to the cache slot slot_mapping
+    names (a negative slot skips the token) and to out_key/out_value. The host's uint32 tiling: [key, cores,
+    tokens, hidden, key heads, value heads, page, batches], kv lengths at 32, q lengths after them; the caches are
+    written in place."""
+    def make(g):
+        hidden = heads * dim
+        key, value = uniform(g, (tokens, hidden), dtype=torch.half), uniform(g, (tokens, hidden), dtype=torch.half)
+        slots = torch.randperm(pages * page, generator=g)[:tokens].to(torch.int32)
+        slots[1] = -1
+        cache_npd, kv_npd = key_id & 1, key_id >> 1 & 1
+        shape = (pages, heads, page, dim) if cache_npd else (pages, page, heads, dim)
+        caches = [torch.zeros(shape, dtype=torch.half), torch.zeros(shape, dtype=torch.half)]
+        expected_caches = [c.clone() for c in caches]
+        rows = tokens + (page - 1) * len(kv_seq) if kv_npd else tokens
+        outs = [torch.full((rows, hidden), 7.0, dtype=torch.half) for _ in range(2)]
+        expected_outs = []
+        for src, cache, out in zip((key, value), expected_caches, outs):
+            for t, slot in enumerate(slots.tolist()):
+                if slot < 0:
+                    continue
+                if cache_npd:
+                    cache[slot // page, :, slot % page] = src[t].reshape(heads, dim)
+                else:
+                    cache.reshape(-1, hidden)[slot] = src[t]
+            kept = slots >= 0
+            if kv_npd:
+                expected = _npd_rows(torch.where(kept[:, None], src, torch.tensor(7.0, dtype=torch.half)),
+                                     list(kv_seq), heads, page)
+            else:
+                expected = torch.where(kept[:, None], src, out)
+            expected_outs.append(expected)
+        q_seq = torch.ones(len(kv_seq), dtype=torch.int64)
+        kv = torch.tensor(kv_seq, dtype=torch.int64)
+        table = torch.arange(len(kv_seq) * 4, dtype=torch.int32).reshape(len(kv_seq), 4)
+        words = [key_id, tokens, tokens, hidden, heads, heads, page, len(kv_seq)] + [0] * 24
+        tiling = pack(f"{32 + 2 * len(kv_seq)}I", *words, *kv_seq, *q_seq.tolist())
+        return Launch(tokens, (key, value, *caches, slots, q_seq, kv, table, *outs, torch.zeros(32, dtype=torch.uint8),
+                               tiling, key_id),
+                      {2: expected_caches[0], 3: expected_caches[1], 8: expected_outs[0], 9: expected_outs[1]})
+    return make
+
+
+MS_NO_INIT_SOC_STATE = ("static tensor programming without InitSocState: the class's LocalMemAllocator hands out "
+                        "UB in Init, and the kernel never calls AscendC::InitSocState(), which the InitSocState page "
+                        "says static tensor programming must call at the kernel entry (atomic and mask state a "
+                        "previous operator left would otherwise apply); the simulator stops the first Alloc "
+                        "(upstream bug)")
+
+
+def mindspore_cases() -> list[Case]:
+    half, i32, i64 = "DT_FLOAT16", "DT_INT32", "DT_INT64"
+    op = OpKernel("ReshapeAndCacheNpd",
+                  inputs=(("key", half), ("value", half), ("key_cache", half), ("value_cache", half),
+                          ("slot_mapping", i32), ("actual_seq_qlen", i64), ("actual_seq_kvlen", i64),
+                          ("block_tbl", i32)),
+                  outputs=(("out_key", half), ("out_value", half)))
+    return [
+        Case("mindspore-ai/reshape_and_cache_npd", author="mindspore-ai", repo="mindspore-ai/ms_custom_ops",
+             commit=MS_COMMIT, path="ops/ascendc/reshape_and_cache_npd/op_kernel/reshape_and_cache_npd.cpp",
+             groups=(STATIC, MOVE), fmt="operator project", op=op, licence="Apache-2.0", variants=(
+                 Variant("reshape_and_cache_npd", "fp16 6 tokens, 2 heads of 32, ND cache, ND out (key 0)",
+                         _reshape_and_cache_npd(0, 6, 2, 32, 4, 5, (4, 2)), "bad_argument"),
+                 Variant("reshape_and_cache_npd", "fp16 7 tokens, 2 heads of 16, NPD cache, NPD out (key 3)",
+                         _reshape_and_cache_npd(3, 7, 2, 16, 4, 4, (3, 4)), "bad_argument"),
+             ), note=MS_NO_INIT_SOC_STATE),
+    ]
+
+
 CASES: list[Case] = [*ggml_cases(), *sgl_cases(), *tencent_cases(), *opencv_cases(), *infinicore_cases(),
-                     *vllm_cases(), *duoduoyi_cases()]
+                     *vllm_cases(), *duoduoyi_cases(), *mindspore_cases()]
