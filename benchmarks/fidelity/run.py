@@ -72,11 +72,11 @@ class Result:
 
 def verify_files(case: Case) -> list[str]:
     """The case's vendored files whose bytes differ from their PROVENANCE sha256 (or that are missing)."""
-    recorded = provenance(case.repo)
+    recorded = provenance(case.vendored)
     paths = [case.path, *kernel_headers(case).values()]
     bad = []
     for path in paths:
-        file = repo_dir(case.repo) / path
+        file = repo_dir(case.vendored) / path
         if path not in recorded or not file.is_file() or sha256(file.read_bytes()) != recorded[path][1]:
             bad.append(path)
     return bad
@@ -84,11 +84,11 @@ def verify_files(case: Case) -> list[str]:
 
 def kernel_headers(case: Case) -> dict[str, str]:
     """{include name relative to the kernel's directory: repository path} of the kernel's own headers."""
-    return local_includes(vendored_reader(case.repo), case.path, case.include_roots)
+    return local_includes(vendored_reader(case.vendored), case.path, case.include_roots)
 
 
 def kernel_source(case: Case) -> str:
-    return (repo_dir(case.repo) / case.path).read_text(encoding="utf-8", errors="surrogateescape")
+    return (repo_dir(case.vendored) / case.path).read_text(encoding="utf-8", errors="surrogateescape")
 
 
 def build(case: Case, entry: str) -> SimKernel:
@@ -100,7 +100,7 @@ def build(case: Case, entry: str) -> SimKernel:
     host code is not run: the case packs the tiling and passes the key. One without ``Case.op`` stops here."""
     source = kernel_source(case)
     fmt = kernel_format(case, source)
-    read = vendored_reader(case.repo)
+    read = vendored_reader(case.vendored)
     headers = {name: read(path) for name, path in kernel_headers(case).items()}
     if fmt == "operator project":
         if case.op is None:

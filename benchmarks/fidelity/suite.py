@@ -76,6 +76,12 @@ class Case:
     note: str = ""
     licence: str = ""
     op: OpKernel | None = None  # an operator project's kernel, built with its OpDef's dtypes and the tiling key
+    snapshot: bool = False  # its files come from a commit whose paths other cases need at other contents
+
+    @property
+    def vendored(self) -> str:
+        """Where its files are vendored (sources.repo_dir): the repository's copy, or its own snapshot of it."""
+        return f"{self.repo}@{self.commit[:12]}" if self.snapshot else self.repo
 
 
 # ---- input helpers ---------------------------------------------------------------------------------------------
@@ -558,6 +564,13 @@ def sgl_cases() -> list[Case]:
                  Variant("alloc_extend", "5 requests, pages of 4, 5 blocks", _alloc_extend(5, 4, 5), "local_overrun"),
              ), note="CopyIn offsets the seq_lens and last_loc copies by total_size_aligned, a byte count, as an "
                      "element index: they land past the buffer (upstream bug)", **common),
+        Case("sgl-project/alloc_extend_kernel@63871595", path="csrc/alloc_extend/op_kernel/alloc_extend_kernel.cpp",
+             groups=(DEBUG, MOVE), variants=(
+                 Variant("alloc_extend", "6 requests, pages of 16, 6 blocks", _alloc_extend(6, 16, 6)),
+                 Variant("alloc_extend", "5 requests, pages of 4, 5 blocks", _alloc_extend(5, 4, 5)),
+             ), note="the kernel's first version (2025-08-25), which prints its page arithmetic with "
+                     "AscendC::printf; one request per block, as its host code launches min(AIV cores, batch) "
+                     "blocks", snapshot=True, **{**common, "commit": "638715953b213b83929cd13fbb0297b63507a53a"}),
         *lora_cases("csrc/lora/op_kernel/{}_kernel.cpp", common),
         Case("sgl-project/sgemmv_shrink_kernel", path="csrc/lora/op_kernel/sgemmv_shrink_kernel.cpp",
              groups=(ARITH, REDUCE, MOVE), variants=(
@@ -961,6 +974,13 @@ def vllm_cases() -> list[Case]:
              variants=(Variant("get_masked_input_and_mask_kernel", "1024 ids on 32 cores, vocab 100..400 + 500..520",
                                _masked_input(1024, 32, (100, 400), 12, (500, 520))),),
              **{**common, "commit": "28d0cdff7c8a6fe5e3c72ef34d3b6e41ac400a79"}),
+        Case("vllm-project/get_masked_input_and_mask_kernel@2cc2993d",
+             path="csrc/kernels/get_masked_input_and_mask_kernel.cpp", groups=(DEBUG, ARITH, MOVE),
+             variants=(Variant("get_masked_input_and_mask_kernel", "1024 ids on 32 cores, vocab 100..400 + 500..520",
+                               _masked_input(1024, 32, (100, 400), 12, (500, 520))),),
+             note="the kernel's debug version (2025-05-07, 'add debug message'): DumpTensor of its intermediate "
+                  "tensors and AscendC::printf around Init and Process", snapshot=True,
+             **{**common, "commit": "2cc2993d6381fa00049e01ea82fd7b295984bfa5"}),
         Case("vllm-project/pos_encoding_kernels", path="csrc/kernels/pos_encoding_kernels.cpp", groups=(ARITH, MOVE),
              variants=(Variant("rope_custom_true_half", "fp16 4 tokens, 3 q / 1 kv heads of 128",
                                _vllm_rope(4, 3, 1, 128, 32, 4), "bad_mask"),
