@@ -5,7 +5,6 @@
 //   C++20). g++ in C++17 needs the name to be known as a template first. The declarations below make it so; they
 //   take a type no call can pass, so overload resolution always picks AscendC's own function.
 // - the intrinsic `pipe_barrier(pipe)` that kernels written before PipeBarrier<pipe> call (ggml's among them).
-// - the builtins `get_block_idx()` and `get_block_num()`, which GetBlockIdx/GetBlockNum wrap on the NPU.
 #pragma once
 #include "pipe.h"
 
@@ -37,6 +36,3 @@ inline void pipe_barrier(pipe_t pipe, ascendc_sim::Loc loc = ascendc_sim::Loc::h
         default: return AscendC::PipeBarrier<PIPE_ALL>(loc);  // pipes the simulator does not model: all of them
     }
 }
-
-inline int64_t get_block_idx(ascendc_sim::Loc loc = ascendc_sim::Loc::here()) { return AscendC::GetBlockIdx(loc); }
-inline int64_t get_block_num(ascendc_sim::Loc loc = ascendc_sim::Loc::here()) { return AscendC::GetBlockNum(loc); }
