@@ -73,13 +73,19 @@ class Result:
 def verify_files(case: Case) -> list[str]:
     """The case's vendored files whose bytes differ from their PROVENANCE sha256 (or that are missing)."""
     recorded = provenance(case.vendored)
-    paths = [case.path, *kernel_headers(case).values()]
+    paths = case_files(case)
     bad = []
     for path in paths:
         file = repo_dir(case.vendored) / path
         if path not in recorded or not file.is_file() or sha256(file.read_bytes()) != recorded[path][1]:
             bad.append(path)
     return bad
+
+
+def case_files(case: Case) -> list[str]:
+    """The repository paths of the case's vendored files: the kernel, its headers, its op's tiling header."""
+    tiling = [case.op.tiling_header] if case.op and case.op.tiling_header else []
+    return [case.path, *kernel_headers(case).values(), *tiling]
 
 
 def kernel_headers(case: Case) -> dict[str, str]:
@@ -105,8 +111,10 @@ def build(case: Case, entry: str) -> SimKernel:
     if fmt == "operator project":
         if case.op is None:
             raise UnsupportedFormat(fmt)
-        no_tiling_header = "namespace optiling {}  // the kernel reads its tiling bytes itself"
-        unit = op_kernel.kernel_source(operator_description(case.op), 0, no_tiling_header, source)
+        tiling_header = read(case.op.tiling_header) if case.op.tiling_header else (
+            "namespace optiling {}  // the kernel reads its tiling bytes itself")
+        unit = op_kernel.kernel_source(operator_description(case.op), 0, tiling_header, source, listed=case.op.listed,
+                                       header_name=Path(case.op.tiling_header).name)
         return SimKernel(build_sim_kernel(unit, op_kernel.ENTRY, headers), source, Path(case.path).name)
     return compile_kernel(source, entry, filename=Path(case.path).name, headers=headers)
 

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 
 import torch
 
+from torch_ascendgen.targets.sim.list_tensor import ListOf
+
 GROUPS = ("basic_arith_logic", "math_library", "data_movement", "sort_selection", "reductions", "high_level",
           "static_list_tensors", "std_utils", "debug")
 
@@ -59,6 +61,8 @@ class OpKernel:
     op_type: str
     inputs: tuple[tuple[str, str], ...]  # (name, "DT_FLOAT16"...)
     outputs: tuple[tuple[str, str], ...]
+    tiling_header: str = ""  # the op_host tiling header GET_TILING_DATA reads (a repository path), if it does
+    listed: int = 0  # tensors the DYNAMIC inputs' lists hold: passed after the key, so that the launch knows their GM
 
 
 @dataclass(frozen=True)
@@ -1201,5 +1205,70 @@ def mindspore_cases() -> list[Case]:
     ]
 
 
+# ---- xLLM-AI/xllm-ops: xllm_ops kernels (Apache-2.0); operator projects with GET_TILING_DATA -------------------------
+
+XLLM_COMMIT = "a02859514cae70f4ee4c2d23f65c77e9906e0b4d"
+
+
+def _select_unshared_kv(batch: int, beams: int, heads: int, steps: int, dim: int, layers: int, blocks: int):
+    """SelectUnsharedKV, in place: each batch's KV block ([blocks, beams, heads, max decode steps, dim] per layer, key
+    and value lists) takes, for beam k, what beam src(k) held, where group_token_num [batch, beams] is the prefix sum
+    of how many new beams each old beam gives (a beam in [cum[j - 1], cum[j]) takes beam j). SelectUnsharedKVTilingData
+    as select_unshared_kv_cpu.cpp's TilingFunc fills it: {total_beam, head_num, head_dim, copy_head_num_per_loop,
+    copy_repeat_times, copy_head_num_tail, max_decode_step, used_core_num, block_beam_stride, block_batch_stride,
+    block_head_stride, decode_step, beam_size, batch, layer_num}, min(batch * beams, AIV cores) blocks."""
+    def make(g):
+        counts = [integers(g, (beams,), 0, 3).tolist() for _ in range(batch)]
+        for c in counts:  # beams new beams per batch, drawn from the old ones
+            while sum(c) != beams:
+                i = int(torch.randint(beams, (1,), generator=g))
+                c[i] = max(c[i] + (1 if sum(c) < beams else -1), 0)
+        cum = torch.tensor(counts, dtype=torch.int32).cumsum(1).to(torch.int32)
+        table = torch.randperm(blocks, generator=g)[:batch].to(torch.int32)
+        caches = [uniform(g, (blocks, beams, heads, steps, dim), dtype=torch.half) for _ in range(2 * layers)]
+        expected = [c.clone() for c in caches]
+        for b in range(batch):
+            src = torch.repeat_interleave(torch.arange(beams), torch.tensor(counts[b]))
+            for c, e in zip(caches, expected):
+                e[table[b]] = c[table[b], src]
+        per_loop = min(95 * 1024 // 2 // dim, heads)
+        repeat = -(-heads // per_loop)
+        tail = heads % per_loop or per_loop
+        beam_stride = heads * steps * dim
+        cores = min(batch * beams, 40)
+        tiling = pack("8I3Q4I", batch * beams, heads, dim, per_loop, repeat, tail, steps, cores, beam_stride,
+                      beam_stride * beams, steps * dim, steps, beams, batch, layers)
+        first = 10  # the listed tensors follow the tiling key
+        keys, values = tuple(range(first, first + layers)), tuple(range(first + layers, first + 2 * layers))
+        beam_index = torch.arange(batch * beams, dtype=torch.int32)
+        args = (beam_index, table, ListOf(keys), ListOf(values), cum.reshape(-1), None, None,
+                torch.zeros(32, dtype=torch.uint8), tiling, 0, *caches)
+        return Launch(cores, args, {first + i: e for i, e in enumerate(expected)})
+    return make
+
+
+def xllm_cases() -> list[Case]:
+    i32, half = "DT_INT32", "DT_FLOAT16"
+    base = "xllm_ops/select_unshared_kv/"
+    op = OpKernel("SelectUnsharedKV",
+                  inputs=(("beam_index", i32), ("block_table", i32), ("x_key_block", half), ("x_value_block", half),
+                          ("group_token_num", i32)),
+                  outputs=(("select_key_block", half), ("select_value_block", half)),
+                  tiling_header=base + "select_unshared_kv_tiling.h", listed=4)
+    return [
+        Case("xLLM-AI/select_unshared_kv", author="xLLM-AI", repo="xLLM-AI/xllm-ops", commit=XLLM_COMMIT,
+             path=base + "select_unshared_kv.cpp", groups=(STATIC, MOVE), fmt="operator project", op=op,
+             licence="Apache-2.0", variants=(
+                 Variant("select_unshared_kv", "fp16 2 layers, batch 2 x 4 beams, 4 heads x 8 steps x 64",
+                         _select_unshared_kv(2, 4, 4, 8, 64, 2, 5)),
+                 Variant("select_unshared_kv", "fp16 2 layers, batch 3 x 6 beams, 2 heads x 4 steps x 32",
+                         _select_unshared_kv(3, 6, 2, 4, 32, 2, 4)),
+             ), note="the key and value caches arrive as ListTensorDesc lists (one tensor per layer); the beams move "
+                     "in place, upward then downward, with CrossCoreSetFlag<0>/CrossCoreWaitFlag between each "
+                     "round's reads and writes"),
+    ]
+
+
 CASES: list[Case] = [*ggml_cases(), *sgl_cases(), *tencent_cases(), *opencv_cases(), *infinicore_cases(),
-                     *vllm_cases(), *duoduoyi_cases(), *mindspore_cases()]
+                     *vllm_cases(), *duoduoyi_cases(), *mindspore_cases(),
+                     *xllm_cases()]

@@ -50,6 +50,8 @@ def vendor(mirrors: Path) -> None:
         git_dir = mirrors / case.repo.replace("/", "+") / "repo"
         read, read_bytes = git_reader(git_dir, case.commit)
         paths = [case.path, *local_includes(read, case.path, case.include_roots).values()]
+        if case.op and case.op.tiling_header:
+            paths.append(case.op.tiling_header)
         if not case.snapshot:
             paths += [name for name in LICENCE_NAMES if read_bytes(name) is not None]
         for path in paths:
