@@ -34,7 +34,7 @@ for path in (str(HERE), str(HERE.parent.parent)):  # the suite's modules; the pa
         sys.path.insert(0, path)
 
 from sources import local_includes, provenance, repo_dir, sha256, vendored_reader  # noqa: E402
-from suite import CASES, GROUPS, Case, Launch, Variant  # noqa: E402
+from suite import CASES, GROUPS, Case, Launch, OpKernel, Variant  # noqa: E402
 
 from torch_ascendgen.errors import (  # noqa: E402
     KernelBuildError,
@@ -42,6 +42,9 @@ from torch_ascendgen.errors import (  # noqa: E402
     KernelTimeoutError,
     SimulatorError,
 )
+from torch_ascendgen.targets.sim import op_kernel  # noqa: E402
+from torch_ascendgen.targets.sim.build import build_sim_kernel  # noqa: E402
+from torch_ascendgen.targets.sim.op_host import OpDescription, ParamDecl  # noqa: E402
 from torch_ascendgen.targets.sim.simulator import SimKernel, compile_kernel  # noqa: E402
 
 TOLERANCES = {torch.float32: (1e-4, 1e-4), torch.float16: (2e-3, 2e-3), torch.bfloat16: (1.6e-2, 1.6e-2),
@@ -69,38 +72,60 @@ class Result:
 
 def verify_files(case: Case) -> list[str]:
     """The case's vendored files whose bytes differ from their PROVENANCE sha256 (or that are missing)."""
-    recorded = provenance(case.repo)
-    paths = [case.path, *kernel_headers(case).values()]
+    recorded = provenance(case.vendored)
+    paths = case_files(case)
     bad = []
     for path in paths:
-        file = repo_dir(case.repo) / path
+        file = repo_dir(case.vendored) / path
         if path not in recorded or not file.is_file() or sha256(file.read_bytes()) != recorded[path][1]:
             bad.append(path)
     return bad
 
 
+def case_files(case: Case) -> list[str]:
+    """The repository paths of the case's vendored files: the kernel, its headers, its op's tiling header."""
+    tiling = [case.op.tiling_header] if case.op and case.op.tiling_header else []
+    return [case.path, *kernel_headers(case).values(), *tiling]
+
+
 def kernel_headers(case: Case) -> dict[str, str]:
     """{include name relative to the kernel's directory: repository path} of the kernel's own headers."""
-    return local_includes(vendored_reader(case.repo), case.path, case.include_roots)
+    return local_includes(vendored_reader(case.vendored), case.path, case.include_roots)
 
 
 def kernel_source(case: Case) -> str:
-    return (repo_dir(case.repo) / case.path).read_text(encoding="utf-8", errors="surrogateescape")
+    return (repo_dir(case.vendored) / case.path).read_text(encoding="utf-8", errors="surrogateescape")
 
 
 def build(case: Case, entry: str) -> SimKernel:
     """The one place a vendored kernel becomes a simulator kernel; raises UnsupportedFormat or KernelBuildError.
 
     A kernel-launch file builds like a bare kernel: compile_kernel makes its ``<<<>>>`` launcher C++ and the
-    entry is launched directly. Operator projects are run through their OpDef and TilingFunc
-    (targets/sim/op_project.py), which these cases, taken out of their repositories' builds, do not carry."""
+    entry is launched directly. An operator project's kernel builds as targets/sim/op_project.py builds it (the
+    DTYPE_<NAME> macros, the entry that takes the tiling key) from the dtypes its case names (``Case.op``); its
+    host code is not run: the case packs the tiling and passes the key. One without ``Case.op`` stops here."""
     source = kernel_source(case)
     fmt = kernel_format(case, source)
-    if fmt == "operator project":
-        raise UnsupportedFormat(fmt)
-    read = vendored_reader(case.repo)
+    read = vendored_reader(case.vendored)
     headers = {name: read(path) for name, path in kernel_headers(case).items()}
+    if fmt == "operator project":
+        if case.op is None:
+            raise UnsupportedFormat(fmt)
+        tiling_header = read(case.op.tiling_header) if case.op.tiling_header else (
+            "namespace optiling {}  // the kernel reads its tiling bytes itself")
+        unit = op_kernel.kernel_source(operator_description(case.op), 0, tiling_header, source, listed=case.op.listed,
+                                       header_name=Path(case.op.tiling_header).name)
+        return SimKernel(build_sim_kernel(unit, op_kernel.ENTRY, headers), source, Path(case.path).name)
     return compile_kernel(source, entry, filename=Path(case.path).name, headers=headers)
+
+
+def operator_description(op: OpKernel) -> OpDescription:
+    """The part of an OpDef a kernel build reads: the inputs and outputs in order, one dtype combination."""
+    def decl(name: str, dtype: str) -> ParamDecl:
+        return ParamDecl(name, "required", (op_kernel.GE_DTYPES[dtype][0],), (2,), True, True, False)
+
+    return OpDescription(op.op_type, tuple(decl(*p) for p in op.inputs), tuple(decl(*p) for p in op.outputs), (),
+                         (), True, False, False)
 
 
 def kernel_format(case: Case, source: str) -> str:

@@ -21,9 +21,12 @@ _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.M)
 
 
 def repo_dir(repo: str) -> Path:
-    """The vendored copy of GitHub repository ``owner/name``."""
+    """The vendored copy of GitHub repository ``owner/name``; for ``owner/name@<commit>``, that repository's files
+    at another commit, kept apart under ``@<commit>/`` (a case that needs a path at other contents than the rest)."""
+    repo, _, snapshot = repo.partition("@")
     owner, name = repo.split("/")
-    return KERNELS_DIR / owner / name
+    root = KERNELS_DIR / owner / name
+    return root / f"@{snapshot}" if snapshot else root
 
 
 def local_includes(read: Callable[[str], str | None], kernel: str, roots: Sequence[str] = ()) -> dict[str, str]:

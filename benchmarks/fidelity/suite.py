@@ -21,6 +21,8 @@ from dataclasses import dataclass
 
 import torch
 
+from torch_ascendgen.targets.sim.list_tensor import ListOf
+
 GROUPS = ("basic_arith_logic", "math_library", "data_movement", "sort_selection", "reductions", "high_level",
           "static_list_tensors", "std_utils", "debug")
 
@@ -51,6 +53,19 @@ class Variant:
 
 
 @dataclass(frozen=True)
+class OpKernel:
+    """An operator project's kernel as its project builds it, without the host code: the OpDef's op type and its
+    inputs and outputs in order, each with the ge dtype it runs with (the DTYPE_<NAME> macros). A variant passes
+    the tiling key (what TILING_KEY_IS tests; the TilingFunc's SetTilingKey) after the tiling."""
+
+    op_type: str
+    inputs: tuple[tuple[str, str], ...]  # (name, "DT_FLOAT16"...)
+    outputs: tuple[tuple[str, str], ...]
+    tiling_header: str = ""  # the op_host tiling header GET_TILING_DATA reads (a repository path), if it does
+    listed: int = 0  # tensors the DYNAMIC inputs' lists hold: passed after the key, so that the launch knows their GM
+
+
+@dataclass(frozen=True)
 class Case:
     id: str  # author/kernel-file-stem
     author: str
@@ -64,6 +79,13 @@ class Case:
     soc: str = ""  # the chip the repository targets, when not the default
     note: str = ""
     licence: str = ""
+    op: OpKernel | None = None  # an operator project's kernel, built with its OpDef's dtypes and the tiling key
+    snapshot: bool = False  # its files come from a commit whose paths other cases need at other contents
+
+    @property
+    def vendored(self) -> str:
+        """Where its files are vendored (sources.repo_dir): the repository's copy, or its own snapshot of it."""
+        return f"{self.repo}@{self.commit[:12]}" if self.snapshot else self.repo
 
 
 # ---- input helpers ---------------------------------------------------------------------------------------------
@@ -552,6 +574,13 @@ def sgl_cases() -> list[Case]:
                  Variant("alloc_extend", "5 requests, pages of 4, 5 blocks", _alloc_extend(5, 4, 5), "local_overrun"),
              ), note="CopyIn offsets the seq_lens and last_loc copies by total_size_aligned, a byte count, as an "
                      "element index: they land past the buffer (upstream bug)", **common),
+        Case("sgl-project/alloc_extend_kernel@63871595", path="csrc/alloc_extend/op_kernel/alloc_extend_kernel.cpp",
+             groups=(DEBUG, MOVE), variants=(
+                 Variant("alloc_extend", "6 requests, pages of 16, 6 blocks", _alloc_extend(6, 16, 6)),
+                 Variant("alloc_extend", "5 requests, pages of 4, 5 blocks", _alloc_extend(5, 4, 5)),
+             ), note="the kernel's first version (2025-08-25), which prints its page arithmetic with "
+                     "AscendC::printf; one request per block, as its host code launches min(AIV cores, batch) "
+                     "blocks", snapshot=True, **{**common, "commit": "638715953b213b83929cd13fbb0297b63507a53a"}),
         *lora_cases("csrc/lora/op_kernel/{}_kernel.cpp", common),
         Case("sgl-project/sgemmv_shrink_kernel", path="csrc/lora/op_kernel/sgemmv_shrink_kernel.cpp",
              groups=(ARITH, REDUCE, MOVE), variants=(
@@ -955,6 +984,13 @@ def vllm_cases() -> list[Case]:
              variants=(Variant("get_masked_input_and_mask_kernel", "1024 ids on 32 cores, vocab 100..400 + 500..520",
                                _masked_input(1024, 32, (100, 400), 12, (500, 520))),),
              **{**common, "commit": "28d0cdff7c8a6fe5e3c72ef34d3b6e41ac400a79"}),
+        Case("vllm-project/get_masked_input_and_mask_kernel@2cc2993d",
+             path="csrc/kernels/get_masked_input_and_mask_kernel.cpp", groups=(DEBUG, ARITH, MOVE),
+             variants=(Variant("get_masked_input_and_mask_kernel", "1024 ids on 32 cores, vocab 100..400 + 500..520",
+                               _masked_input(1024, 32, (100, 400), 12, (500, 520))),),
+             note="the kernel's debug version (2025-05-07, 'add debug message'): DumpTensor of its intermediate "
+                  "tensors and AscendC::printf around Init and Process", snapshot=True,
+             **{**common, "commit": "2cc2993d6381fa00049e01ea82fd7b295984bfa5"}),
         Case("vllm-project/pos_encoding_kernels", path="csrc/kernels/pos_encoding_kernels.cpp", groups=(ARITH, MOVE),
              variants=(Variant("rope_custom_true_half", "fp16 4 tokens, 3 q / 1 kv heads of 128",
                                _vllm_rope(4, 3, 1, 128, 32, 4), "bad_mask"),
@@ -1081,5 +1117,164 @@ def duoduoyi_cases() -> list[Case]:
     ]
 
 
+# ---- mindspore-ai/ms_custom_ops: ops/ascendc kernels (Apache-2.0); operator projects, raw uint32 tiling ------------
+
+MS_COMMIT = "5e567b3fb3211d58bf0b24d31b1c43955d9a32fb"
+
+
+def _npd_rows(key: torch.Tensor, kv_seq: list[int], heads: int, page: int) -> torch.Tensor:
+    """The NPD layout of ``key`` [tokens, heads * dim]: each batch's tokens padded to whole pages, every page
+    [heads, page, dim] (ComputeKvNpdOffset), as [rows, heads * dim] with rows = tokens + (page - 1) * batches."""
+    tokens, hidden = key.shape
+    dim = hidden // heads
+    out = torch.full((tokens + (page - 1) * len(kv_seq), hidden), 7.0, dtype=key.dtype).reshape(-1)
+    first, base = 0, 0
+    for length in kv_seq:
+        for i in range(length):
+            row = key[first + i].reshape(heads, dim)
+            for h in range(heads):
+                at = base + (i // page) * heads * page * dim + h * page * dim + (i % page) * dim
+                out[at:at + dim] = row[h]
+        first += length
+        base += -(-length // page) * page * hidden
+    return out.reshape(-1, hidden)
+
+
+def _reshape_and_cache_npd(key_id: int, tokens: int, heads: int, dim: int, page: int, pages: int,
+                           kv_seq: tuple[int, ...]):
+    """ReshapeAndCacheNpd (tiling key: bit 0 the cache in NPD [pages, heads, page, dim] rather than ND [pages, page,
+    heads, dim], bit 1 key/value out in NPD): each token's key and value rows go to the cache slot slot_mapping
+    names (a negative slot skips the token) and to out_key/out_value. The host's uint32 tiling: [key, cores,
+    tokens, hidden, key heads, value heads, page, batches], kv lengths at 32, q lengths after them; the caches are
+    written in place."""
+    def make(g):
+        hidden = heads * dim
+        key, value = uniform(g, (tokens, hidden), dtype=torch.half), uniform(g, (tokens, hidden), dtype=torch.half)
+        slots = torch.randperm(pages * page, generator=g)[:tokens].to(torch.int32)
+        slots[1] = -1
+        cache_npd, kv_npd = key_id & 1, key_id >> 1 & 1
+        shape = (pages, heads, page, dim) if cache_npd else (pages, page, heads, dim)
+        caches = [torch.zeros(shape, dtype=torch.half), torch.zeros(shape, dtype=torch.half)]
+        expected_caches = [c.clone() for c in caches]
+        rows = tokens + (page - 1) * len(kv_seq) if kv_npd else tokens
+        outs = [torch.full((rows, hidden), 7.0, dtype=torch.half) for _ in range(2)]
+        expected_outs = []
+        for src, cache, out in zip((key, value), expected_caches, outs):
+            for t, slot in enumerate(slots.tolist()):
+                if slot < 0:
+                    continue
+                if cache_npd:
+                    cache[slot // page, :, slot % page] = src[t].reshape(heads, dim)
+                else:
+                    cache.reshape(-1, hidden)[slot] = src[t]
+            kept = slots >= 0
+            if kv_npd:
+                expected = _npd_rows(torch.where(kept[:, None], src, torch.tensor(7.0, dtype=torch.half)),
+                                     list(kv_seq), heads, page)
+            else:
+                expected = torch.where(kept[:, None], src, out)
+            expected_outs.append(expected)
+        q_seq = torch.ones(len(kv_seq), dtype=torch.int64)
+        kv = torch.tensor(kv_seq, dtype=torch.int64)
+        table = torch.arange(len(kv_seq) * 4, dtype=torch.int32).reshape(len(kv_seq), 4)
+        words = [key_id, tokens, tokens, hidden, heads, heads, page, len(kv_seq)] + [0] * 24
+        tiling = pack(f"{32 + 2 * len(kv_seq)}I", *words, *kv_seq, *q_seq.tolist())
+        return Launch(tokens, (key, value, *caches, slots, q_seq, kv, table, *outs, torch.zeros(32, dtype=torch.uint8),
+                               tiling, key_id),
+                      {2: expected_caches[0], 3: expected_caches[1], 8: expected_outs[0], 9: expected_outs[1]})
+    return make
+
+
+MS_NO_INIT_SOC_STATE = ("static tensor programming without InitSocState: the class's LocalMemAllocator hands out "
+                        "UB in Init, and the kernel never calls AscendC::InitSocState(), which the InitSocState page "
+                        "says static tensor programming must call at the kernel entry (atomic and mask state a "
+                        "previous operator left would otherwise apply); the simulator stops the first Alloc "
+                        "(upstream bug)")
+
+
+def mindspore_cases() -> list[Case]:
+    half, i32, i64 = "DT_FLOAT16", "DT_INT32", "DT_INT64"
+    op = OpKernel("ReshapeAndCacheNpd",
+                  inputs=(("key", half), ("value", half), ("key_cache", half), ("value_cache", half),
+                          ("slot_mapping", i32), ("actual_seq_qlen", i64), ("actual_seq_kvlen", i64),
+                          ("block_tbl", i32)),
+                  outputs=(("out_key", half), ("out_value", half)))
+    return [
+        Case("mindspore-ai/reshape_and_cache_npd", author="mindspore-ai", repo="mindspore-ai/ms_custom_ops",
+             commit=MS_COMMIT, path="ops/ascendc/reshape_and_cache_npd/op_kernel/reshape_and_cache_npd.cpp",
+             groups=(STATIC, MOVE), fmt="operator project", op=op, licence="Apache-2.0", variants=(
+                 Variant("reshape_and_cache_npd", "fp16 6 tokens, 2 heads of 32, ND cache, ND out (key 0)",
+                         _reshape_and_cache_npd(0, 6, 2, 32, 4, 5, (4, 2)), "bad_argument"),
+                 Variant("reshape_and_cache_npd", "fp16 7 tokens, 2 heads of 16, NPD cache, NPD out (key 3)",
+                         _reshape_and_cache_npd(3, 7, 2, 16, 4, 4, (3, 4)), "bad_argument"),
+             ), note=MS_NO_INIT_SOC_STATE),
+    ]
+
+
+# ---- xLLM-AI/xllm-ops: xllm_ops kernels (Apache-2.0); operator projects with GET_TILING_DATA -------------------------
+
+XLLM_COMMIT = "a02859514cae70f4ee4c2d23f65c77e9906e0b4d"
+
+
+def _select_unshared_kv(batch: int, beams: int, heads: int, steps: int, dim: int, layers: int, blocks: int):
+    """SelectUnsharedKV, in place: each batch's KV block ([blocks, beams, heads, max decode steps, dim] per layer, key
+    and value lists) takes, for beam k, what beam src(k) held, where group_token_num [batch, beams] is the prefix sum
+    of how many new beams each old beam gives (a beam in [cum[j - 1], cum[j]) takes beam j). SelectUnsharedKVTilingData
+    as select_unshared_kv_cpu.cpp's TilingFunc fills it: {total_beam, head_num, head_dim, copy_head_num_per_loop,
+    copy_repeat_times, copy_head_num_tail, max_decode_step, used_core_num, block_beam_stride, block_batch_stride,
+    block_head_stride, decode_step, beam_size, batch, layer_num}, min(batch * beams, AIV cores) blocks."""
+    def make(g):
+        counts = [integers(g, (beams,), 0, 3).tolist() for _ in range(batch)]
+        for c in counts:  # beams new beams per batch, drawn from the old ones
+            while sum(c) != beams:
+                i = int(torch.randint(beams, (1,), generator=g))
+                c[i] = max(c[i] + (1 if sum(c) < beams else -1), 0)
+        cum = torch.tensor(counts, dtype=torch.int32).cumsum(1).to(torch.int32)
+        table = torch.randperm(blocks, generator=g)[:batch].to(torch.int32)
+        caches = [uniform(g, (blocks, beams, heads, steps, dim), dtype=torch.half) for _ in range(2 * layers)]
+        expected = [c.clone() for c in caches]
+        for b in range(batch):
+            src = torch.repeat_interleave(torch.arange(beams), torch.tensor(counts[b]))
+            for c, e in zip(caches, expected):
+                e[table[b]] = c[table[b], src]
+        per_loop = min(95 * 1024 // 2 // dim, heads)
+        repeat = -(-heads // per_loop)
+        tail = heads % per_loop or per_loop
+        beam_stride = heads * steps * dim
+        cores = min(batch * beams, 40)
+        tiling = pack("8I3Q4I", batch * beams, heads, dim, per_loop, repeat, tail, steps, cores, beam_stride,
+                      beam_stride * beams, steps * dim, steps, beams, batch, layers)
+        first = 10  # the listed tensors follow the tiling key
+        keys, values = tuple(range(first, first + layers)), tuple(range(first + layers, first + 2 * layers))
+        beam_index = torch.arange(batch * beams, dtype=torch.int32)
+        args = (beam_index, table, ListOf(keys), ListOf(values), cum.reshape(-1), None, None,
+                torch.zeros(32, dtype=torch.uint8), tiling, 0, *caches)
+        return Launch(cores, args, {first + i: e for i, e in enumerate(expected)})
+    return make
+
+
+def xllm_cases() -> list[Case]:
+    i32, half = "DT_INT32", "DT_FLOAT16"
+    base = "xllm_ops/select_unshared_kv/"
+    op = OpKernel("SelectUnsharedKV",
+                  inputs=(("beam_index", i32), ("block_table", i32), ("x_key_block", half), ("x_value_block", half),
+                          ("group_token_num", i32)),
+                  outputs=(("select_key_block", half), ("select_value_block", half)),
+                  tiling_header=base + "select_unshared_kv_tiling.h", listed=4)
+    return [
+        Case("xLLM-AI/select_unshared_kv", author="xLLM-AI", repo="xLLM-AI/xllm-ops", commit=XLLM_COMMIT,
+             path=base + "select_unshared_kv.cpp", groups=(STATIC, MOVE), fmt="operator project", op=op,
+             licence="Apache-2.0", variants=(
+                 Variant("select_unshared_kv", "fp16 2 layers, batch 2 x 4 beams, 4 heads x 8 steps x 64",
+                         _select_unshared_kv(2, 4, 4, 8, 64, 2, 5)),
+                 Variant("select_unshared_kv", "fp16 2 layers, batch 3 x 6 beams, 2 heads x 4 steps x 32",
+                         _select_unshared_kv(3, 6, 2, 4, 32, 2, 4)),
+             ), note="the key and value caches arrive as ListTensorDesc lists (one tensor per layer); the beams move "
+                     "in place, upward then downward, with CrossCoreSetFlag<0>/CrossCoreWaitFlag between each "
+                     "round's reads and writes"),
+    ]
+
+
 CASES: list[Case] = [*ggml_cases(), *sgl_cases(), *tencent_cases(), *opencv_cases(), *infinicore_cases(),
-                     *vllm_cases(), *duoduoyi_cases()]
+                     *vllm_cases(), *duoduoyi_cases(), *mindspore_cases(),
+                     *xllm_cases()]

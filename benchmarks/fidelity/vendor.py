@@ -5,7 +5,9 @@
 ``<mirrors>/<owner>+<name>/repo`` is a bare git directory of GitHub repository ``owner/name``. For every case in
 suite.py this copies the kernel file and every repository header it includes (at the case's commit) to
 ``kernels/<owner>/<name>/<path>``, the repository's LICENSE and NOTICE files once, and writes ``PROVENANCE``:
-one line per file, ``<commit> <sha256> <path>``. A file two cases need at different commits must be identical.
+one line per file, ``<commit> <sha256> <path>``. A file two cases need at different commits must be identical,
+unless one of them is a snapshot case: its files go to ``kernels/<owner>/<name>/@<commit>/`` with their own
+PROVENANCE (the repository's licence, at its root, covers them).
 """
 
 from __future__ import annotations
@@ -43,29 +45,32 @@ def git_reader(git_dir: Path, commit: str):
 
 
 def vendor(mirrors: Path) -> None:
-    files: dict[str, dict[str, tuple[str, bytes]]] = defaultdict(dict)  # repo -> path -> (commit, bytes)
+    files: dict[str, dict[str, tuple[str, bytes]]] = defaultdict(dict)  # vendored -> path -> (commit, bytes)
     for case in CASES:
         git_dir = mirrors / case.repo.replace("/", "+") / "repo"
         read, read_bytes = git_reader(git_dir, case.commit)
         paths = [case.path, *local_includes(read, case.path, case.include_roots).values()]
-        paths += [name for name in LICENCE_NAMES if read_bytes(name) is not None]
+        if case.op and case.op.tiling_header:
+            paths.append(case.op.tiling_header)
+        if not case.snapshot:
+            paths += [name for name in LICENCE_NAMES if read_bytes(name) is not None]
         for path in paths:
             data = read_bytes(path)
             if data is None:
                 raise SystemExit(f"{case.id}: {path} is not in {case.repo} at {case.commit}")
-            before = files[case.repo].get(path)
+            before = files[case.vendored].get(path)
             if before is not None and before[1] != data:
                 raise SystemExit(f"{case.id}: {path} differs between commits {before[0]} and {case.commit}")
-            files[case.repo].setdefault(path, (case.commit, data))
-    for repo, entries in files.items():
-        root = repo_dir(repo)
-        lines = [f"# {repo}: files copied unmodified from https://github.com/{repo}", "# <commit> <sha256> <path>"]
+            files[case.vendored].setdefault(path, (case.commit, data))
+    for vendored, entries in files.items():
+        root, repo = repo_dir(vendored), vendored.partition("@")[0]
+        lines = [f"# {vendored}: files copied unmodified from https://github.com/{repo}", "# <commit> <sha256> <path>"]
         for path, (commit, data) in sorted(entries.items()):
             (root / path).parent.mkdir(parents=True, exist_ok=True)
             (root / path).write_bytes(data)
             lines.append(f"{commit} {sha256(data)} {path}")
         (root / PROVENANCE_FILE).write_text("\n".join(lines) + "\n")
-        print(f"{repo}: {len(entries)} files")
+        print(f"{vendored}: {len(entries)} files")
 
 
 def main() -> None:

@@ -6,6 +6,7 @@
 #include "sim/core.h"
 #include "sim/tensor.h"
 #include "sim/pipe.h"
+#include "sim/cross_core.h"
 #include "sim/data_copy.h"
 #include "sim/data_move.h"
 #include "sim/vector_ops.h"

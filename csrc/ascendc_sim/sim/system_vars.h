@@ -12,6 +12,8 @@
 //   simulator runs (GetSubBlockIdx is 0).
 // - GetProgramCounter: the simulator has no program counter; it returns a stand-in that differs
 //   from line to line of the kernel (0x1000 + 4 * line), never a real address.
+// - get_block_idx()/get_block_num(): the NPU compiler's builtins that GetBlockIdx/GetBlockNum wrap, which
+//   kernels also call directly (ms_custom_ops's); global, as the compiler's.
 #pragma once
 #include "vector_ops.h"
 
@@ -37,3 +39,6 @@ inline int64_t GetProgramCounter(ascendc_sim::Loc loc = ascendc_sim::Loc::here()
 }
 
 }  // namespace AscendC
+
+inline int64_t get_block_idx(ascendc_sim::Loc loc = ascendc_sim::Loc::here()) { return AscendC::GetBlockIdx(loc); }
+inline int64_t get_block_num(ascendc_sim::Loc loc = ascendc_sim::Loc::here()) { return AscendC::GetBlockNum(loc); }

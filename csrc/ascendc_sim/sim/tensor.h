@@ -192,6 +192,27 @@ public:
         std::memcpy(at, &value, sizeof(T));
     }
 
+    // operator()(offset) (GlobalTensor operator().md): the element, as a reference the S pipe reads and writes. A
+    // proxy, so that a read is GetValue's and an assignment SetValue's (checked, charged, race-tracked).
+    class ElementRef {
+    public:
+        ElementRef(const GlobalTensor& tensor, uint64_t offset, ascendc_sim::Loc loc)
+            : tensor_(tensor), offset_(offset), loc_(loc) {}
+        operator T() const { return tensor_.GetValue(offset_, loc_); }
+        const ElementRef& operator=(T value) const {
+            tensor_.SetValue(offset_, value, loc_);
+            return *this;
+        }
+
+    private:
+        const GlobalTensor& tensor_;
+        uint64_t offset_;
+        ascendc_sim::Loc loc_;
+    };
+    ElementRef operator()(uint64_t offset, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) const {
+        return ElementRef(*this, offset, loc);
+    }
+
     uint64_t GetSize() const { return size_ * ascendc_sim::elems_per_unit<T>; }
     __gm__ T* GetPhyAddr() const { return data_; }
     const ascendc_sim::GmHome& sim_home() const { return home_; }

@@ -21,6 +21,11 @@
 #ifndef __CCE_AICORE__
 #define __CCE_AICORE__ 220
 #endif
+// The NPU compiler's per-pass macro for the A2/A3 vector core (dav-c220, AIV): kernels that build one file for both
+// cores guard their vector code with it (`#ifdef __DAV_C220_VEC__`). The simulator runs the vector core.
+#ifndef __DAV_C220_VEC__
+#define __DAV_C220_VEC__ 1
+#endif
 
 #define __global__
 #define __aicore__

@@ -9,6 +9,8 @@ kernel argument, so that the simulator knows its GM region.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import torch
 
@@ -24,3 +26,23 @@ def list_tensor_desc(tensors: Sequence[torch.Tensor]) -> torch.Tensor:
     words[0] = 8 * len(words)
     words.extend(t.data_ptr() for t in tensors)
     return torch.tensor(words, dtype=torch.uint64).view(torch.uint8)
+
+
+@dataclass(frozen=True)
+class ListOf:
+    """A launch argument: the ListTensorDesc of the tensors at these positions of the same launch's arguments, built
+    by the launch itself. A sandboxed launch (``launch_isolated``) runs on copies of the tensors in a child, whose
+    addresses the caller cannot know; built there, the descriptor names the tensors the kernel gets."""
+
+    positions: tuple[int, ...]
+
+
+def resolve_lists(args: Sequence[Any]) -> tuple:
+    """``args`` with every ListOf replaced by the descriptor of the tensors it names."""
+    def tensor_at(position: int) -> torch.Tensor:
+        if not 0 <= position < len(args) or not isinstance(args[position], torch.Tensor):
+            raise ValueError(f"ListOf names argument {position}, which is not a tensor argument of this launch")
+        return args[position]
+
+    return tuple(list_tensor_desc([tensor_at(i) for i in a.positions]) if isinstance(a, ListOf) else a for a in args)
+
