@@ -10,6 +10,7 @@
 
 #include "cost_model.h"
 #include "diagnostics.h"
+#include "kernel_type.h"
 #include "launch_abi.h"
 #include "op_table.h"
 #include "types.h"
@@ -57,9 +58,12 @@ struct LaunchState {
     std::vector<SimRegion> regions;  // sorted by base
     uint32_t block_dim = 0;
     uint32_t resident_cores = 0;  // blocks that run at the same time
+    KernelShape shape;  // the kernel type (kernel_type.h): vector cores per block
     bool auto_sync = false;  // SimLaunchRequest::auto_sync: the compiler synchronises the scalar pipe itself
     std::atomic<bool> abort{false};
     std::mutex atomic_mutex;  // serialises atomic-add copies to GM
+
+    uint32_t vector_cores() const { return block_dim * shape.sub_blocks; }  // what SyncAll waits for
 
     // SyncAll barrier over the resident blocks.
     std::mutex barrier_mutex;
@@ -77,6 +81,7 @@ struct CoreState {
     LaunchState* launch = nullptr;
     SimCoreReport* report = nullptr;
     uint32_t block_idx = 0;
+    uint32_t sub_block = 0;  // the vector core's index in its block (mixed launches, kernel_type.h)
     uint8_t* ub = nullptr;
     uint8_t* ub_shadow = nullptr;  // checked launches: where the kernel sees this UB (LocalTensor::GetPhyAddr)
     uint32_t ub_used = 0;

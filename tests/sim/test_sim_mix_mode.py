@@ -1,0 +1,168 @@
+"""Mixed (AIC + AIV) launches: the kernel type a kernel declares (KERNEL_TASK_TYPE_DEFAULT, KERNEL_TASK_TYPE) decides
+how many vector cores each block runs and what GetBlockIdx, GetBlockNum, GetSubBlockIdx, GetSubBlockNum and
+GetTaskRatio tell them (csrc/ascendc_sim/sim/kernel_type.h cites the pages); the cube side is not simulated and
+says so."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from tests.kernel_checks import expect_error, marked_line
+from torch_ascendgen.targets.sim.simulator import compile_kernel
+
+A2 = "Ascend910B2"  # 48 vector cores, 24 AI Cores
+
+# Rows split over blocks, then over the vector cores of a block (GetSubBlockIdx), as mixed-mode kernels split them.
+ROWS = r"""
+#include "kernel_operator.h"
+using namespace AscendC;
+
+constexpr int32_t WIDTH = 64;
+
+extern "C" __global__ __aicore__ void scale_rows(GM_ADDR x, GM_ADDR y, GM_ADDR ids, uint32_t rowsPerBlock)
+{
+    KERNEL_TASK_TYPE_DEFAULT(TYPE);
+    if ASCEND_IS_AIC {
+        return;
+    }
+    TPipe pipe;
+    TQue<QuePosition::VECIN, 1> inQ;
+    TQue<QuePosition::VECOUT, 1> outQ;
+    pipe.InitBuffer(inQ, 1, WIDTH * sizeof(float));
+    pipe.InitBuffer(outQ, 1, WIDTH * sizeof(float));
+    const int64_t sub = GetSubBlockIdx(), subs = GetSubBlockNum();
+    const int64_t block = GetBlockIdx() / subs;
+    const uint32_t rows = rowsPerBlock / subs;
+    GlobalTensor<float> xg, yg;
+    const int64_t first = (block * rowsPerBlock + sub * rows) * WIDTH;
+    xg.SetGlobalBuffer((__gm__ float*)x + first, rows * WIDTH);
+    yg.SetGlobalBuffer((__gm__ float*)y + first, rows * WIDTH);
+    for (uint32_t r = 0; r < rows; ++r) {
+        LocalTensor<float> a = inQ.AllocTensor<float>();
+        DataCopy(a, xg[r * WIDTH], WIDTH);
+        inQ.EnQue(a);
+        LocalTensor<float> b = inQ.DeQue<float>();
+        LocalTensor<float> c = outQ.AllocTensor<float>();
+        Muls(c, b, 2.0f, WIDTH);
+        Adds(c, c, float(sub), WIDTH);
+        inQ.FreeTensor(b);
+        outQ.EnQue(c);
+        LocalTensor<float> d = outQ.DeQue<float>();
+        DataCopy(yg[r * WIDTH], d, WIDTH);
+        outQ.FreeTensor(d);
+    }
+    GlobalTensor<int32_t> idg;  // one 64-byte slot per vector core: what the core was told
+    idg.SetGlobalBuffer((__gm__ int32_t*)ids + GetBlockIdx() * 16, 16);
+    idg.SetValue(0, int32_t(GetBlockIdx()));
+    idg.SetValue(1, int32_t(GetBlockNum()));
+    idg.SetValue(2, int32_t(GetSubBlockIdx()));
+    idg.SetValue(3, int32_t(GetSubBlockNum()));
+    idg.SetValue(4, int32_t(GetTaskRatio()));
+    idg.SetValue(5, int32_t(GetTaskRation()));
+}
+"""
+
+
+def _rows_kernel(kernel_type: str):
+    return compile_kernel(ROWS.replace("TYPE);", f"{kernel_type});"), "scale_rows")
+
+
+@pytest.fixture(scope="module")
+def mix_kernel():
+    return _rows_kernel("KERNEL_TYPE_MIX_AIC_1_2")
+
+
+@pytest.fixture(scope="module")
+def aiv_kernel():
+    return _rows_kernel("KERNEL_TYPE_AIV_ONLY")
+
+
+def _run(kernel, blocks: int, rows_per_block: int, soc: str = A2, seed: int = 0):
+    x = torch.randn(blocks * rows_per_block, 64)
+    y = torch.full_like(x, float("nan"))
+    ids = torch.full((2 * blocks * 16,), -1, dtype=torch.int32)
+    report = kernel.launch(blocks, x, y, ids, rows_per_block, soc=soc, block_order_seed=seed)
+    return x, y, ids.view(-1, 16)[:, :6], report
+
+
+@pytest.mark.parametrize("seed", [0, 7])
+def test_each_block_runs_two_vector_cores_that_split_its_rows(mix_kernel, seed):
+    x, y, _, _ = _run(mix_kernel, blocks=5, rows_per_block=4, seed=seed)
+    sub = torch.arange(x.shape[0]).remainder(4).div(2, rounding_mode="floor").float()  # rows 2, 3 of a block: core 1
+    torch.testing.assert_close(y, x * 2 + sub[:, None])
+
+
+def test_every_vector_core_reads_the_documented_indices(mix_kernel):
+    _, _, ids, _ = _run(mix_kernel, blocks=3, rows_per_block=2)
+    expected = torch.tensor([[i, 3, i % 2, 2, 2, 2] for i in range(6)], dtype=torch.int32)
+    torch.testing.assert_close(ids, expected)
+
+
+def test_the_default_vector_only_launch_is_unchanged(aiv_kernel):
+    x, y, ids, _ = _run(aiv_kernel, blocks=3, rows_per_block=2)
+    torch.testing.assert_close(y, x * 2)
+    expected = torch.tensor([[i, 3, 0, 1, 1, 1] for i in range(3)], dtype=torch.int32)
+    torch.testing.assert_close(ids[:3], expected)
+    assert (ids[3:] == -1).all()
+
+
+def test_a_block_takes_as_long_as_its_slower_vector_core(mix_kernel, aiv_kernel):
+    """Two cores splitting a block's rows finish it in about half the time one core takes; the counters add up."""
+    *_, mixed = _run(mix_kernel, blocks=1, rows_per_block=16)
+    *_, single = _run(aiv_kernel, blocks=1, rows_per_block=16)
+    assert mixed.cores[0]["gm_to_ub_bytes"] == single.cores[0]["gm_to_ub_bytes"] == 16 * 64 * 4
+    assert mixed.vector_ops()["Muls"] == single.vector_ops()["Muls"]
+    assert 0.4 * single.cores[0]["est_ns"] < mixed.cores[0]["est_ns"] < 0.75 * single.cores[0]["est_ns"]
+
+
+def test_both_vector_cores_writing_the_same_rows_is_a_race(mix_kernel):
+    """Both cores of a block write its rows (the kernel ignores GetSubBlockIdx): a write-after-write race even
+    though the values are the same, as CANN's race check reports it."""
+    source = ROWS.replace("TYPE);", "KERNEL_TYPE_MIX_AIC_1_2);").replace(
+        "const int64_t sub = GetSubBlockIdx(), subs = GetSubBlockNum();",
+        "const int64_t sub = 0, subs = GetSubBlockNum();").replace("rowsPerBlock / subs", "rowsPerBlock")
+    kernel = compile_kernel(source, "scale_rows")
+    error = expect_error("gm_write_race", _run, kernel, 2, 2)
+    assert "sub-block 1" in error.message and "identical values" in error.message
+
+
+CUBE_WAIT = r"""
+#include "kernel_operator.h"
+using namespace AscendC;
+
+extern "C" __global__ __aicore__ void after_cube(GM_ADDR y)
+{
+    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2);
+    if ASCEND_IS_AIV {
+        SyncAll<false>();  // @cube
+    }
+}
+"""
+
+CUBE_ONLY = r"""
+#include "kernel_operator.h"
+using namespace AscendC;
+
+extern "C" __global__ __aicore__ void cube_only(GM_ADDR y)
+{
+    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIC_ONLY);  // @type
+}
+"""
+
+
+def test_waiting_for_the_cube_side_is_unsupported():
+    kernel = compile_kernel(CUBE_WAIT, "after_cube")
+    error = expect_error("unsupported_api", kernel.launch, 2, torch.zeros(8), soc=A2)
+    assert error.line == marked_line(CUBE_WAIT, "// @cube") and "not simulated" in error.message
+
+
+def test_a_cube_only_kernel_is_unsupported_at_its_declaration():
+    kernel = compile_kernel(CUBE_ONLY, "cube_only")
+    error = expect_error("unsupported_api", kernel.launch, 2, torch.zeros(8), soc=A2)
+    assert error.line == marked_line(CUBE_ONLY, "// @type") and "not simulated" in error.message
+
+
+def test_mixed_types_are_refused_on_310p(mix_kernel):
+    error = expect_error("unsupported_api", _run, mix_kernel, 2, 2, "Ascend310P3")
+    assert "KERNEL_TYPE_MIX_AIC_1_2" in error.message
