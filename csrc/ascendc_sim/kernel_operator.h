@@ -45,5 +45,7 @@
 #include "sim/trans_data.h"
 #include "sim/precise_math.h"
 #include "sim/select_bytes_mask.h"
+// Mixed AIC/AIV launches (issue 14): flags between vector cores (the kernel types: core.h, sim/kernel_type.h).
+#include "sim/cross_core.h"
 // last: what the NPU compiler provides beside the API
 #include "sim/compiler_compat.h"

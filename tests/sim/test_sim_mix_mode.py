@@ -166,3 +166,95 @@ def test_a_cube_only_kernel_is_unsupported_at_its_declaration():
 def test_mixed_types_are_refused_on_310p(mix_kernel):
     error = expect_error("unsupported_api", _run, mix_kernel, 2, 2, "Ascend310P3")
     assert "KERNEL_TYPE_MIX_AIC_1_2" in error.message
+
+
+# Each vector core doubles its row into a workspace, the cores synchronise through cross-core flags, then each copies
+# a partner's doubled row: the next core of the launch (mode 0) or its sibling in the block (mode 1).
+SHARE = r"""
+#include "kernel_operator.h"
+using namespace AscendC;
+
+extern "C" __global__ __aicore__ void share(GM_ADDR x, GM_ADDR work, GM_ADDR y, uint32_t mode)
+{
+    KERNEL_TASK_TYPE_DEFAULT(TYPE);
+    TPipe pipe;
+    TQue<QuePosition::VECIN, 1> inQ;
+    TQue<QuePosition::VECOUT, 1> outQ;
+    pipe.InitBuffer(inQ, 1, 64 * sizeof(float));
+    pipe.InitBuffer(outQ, 1, 64 * sizeof(float));
+    const int64_t me = GetBlockIdx(), cores = GetBlockNum() * GetSubBlockNum();
+    GlobalTensor<float> xg, wg, yg;
+    xg.SetGlobalBuffer((__gm__ float*)x, cores * 64);
+    wg.SetGlobalBuffer((__gm__ float*)work, cores * 64);
+    yg.SetGlobalBuffer((__gm__ float*)y, cores * 64);
+    LocalTensor<float> a = inQ.AllocTensor<float>();
+    DataCopy(a, xg[me * 64], 64);
+    inQ.EnQue(a);
+    a = inQ.DeQue<float>();
+    LocalTensor<float> b = outQ.AllocTensor<float>();
+    Muls(b, a, 2.0f, 64);
+    inQ.FreeTensor(a);
+    outQ.EnQue(b);
+    b = outQ.DeQue<float>();
+    DataCopy(wg[me * 64], b, 64);
+    outQ.FreeTensor(b);
+    if (mode == 0) {
+        CrossCoreSetFlag<0, PIPE_MTE3>(3);
+        CrossCoreWaitFlag<0, PIPE_MTE2>(3);
+    } else if (mode == 1) {
+        CrossCoreSetFlag<1, PIPE_MTE3>(4);
+        CrossCoreWaitFlag<1, PIPE_MTE2>(4);  // @flag
+    } else if (mode == 2) {
+        CrossCoreWaitFlag<2, PIPE_MTE2>(5);  // @cube
+    } else if (me != 1) {
+        CrossCoreSetFlag<0, PIPE_MTE3>(3);
+        CrossCoreWaitFlag<0, PIPE_MTE2>(3);  // @never
+    }
+    const int64_t partner = mode == 1 ? (me ^ 1) : (me + 1) % cores;
+    LocalTensor<float> c = inQ.AllocTensor<float>();
+    DataCopy(c, wg[partner * 64], 64);
+    inQ.EnQue(c);
+    c = inQ.DeQue<float>();
+    LocalTensor<float> d = outQ.AllocTensor<float>();
+    DataCopy(d, c, 64);
+    inQ.FreeTensor(c);
+    outQ.EnQue(d);
+    d = outQ.DeQue<float>();
+    DataCopy(yg[me * 64], d, 64);
+    outQ.FreeTensor(d);
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def share_kernels():
+    return {t: compile_kernel(SHARE.replace("TYPE);", f"KERNEL_TYPE_{t});"), "share")
+            for t in ("MIX_AIC_1_2", "MIX_AIV_1_0", "AIV_ONLY")}
+
+
+def _share(kernel, blocks: int, cores: int, mode: int, seed: int = 0):
+    x = torch.randn(cores, 64)
+    y = torch.full_like(x, float("nan"))
+    kernel.launch(blocks, x, torch.zeros_like(x), y, mode, soc=A2, block_order_seed=seed)
+    return x, y
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_cross_core_flags_order_the_vector_cores_of_a_block(share_kernels, seed):
+    x, y = _share(share_kernels["MIX_AIC_1_2"], 4, 8, mode=1, seed=seed)
+    torch.testing.assert_close(y, 2 * x[torch.arange(8) ^ 1])
+
+
+@pytest.mark.parametrize("kernel_type, blocks", [("MIX_AIV_1_0", 6), ("MIX_AIC_1_2", 3)])
+def test_mode_0_flags_order_every_vector_core_of_the_launch(share_kernels, kernel_type, blocks):
+    x, y = _share(share_kernels[kernel_type], blocks, 6, mode=0)
+    torch.testing.assert_close(y, 2 * x[(torch.arange(6) + 1) % 6])
+
+
+def test_cross_core_flag_misuse_is_reported_not_hung(share_kernels):
+    error = expect_error("unsupported_api", _share, share_kernels["MIX_AIC_1_2"], 2, 4, 2)
+    assert error.line == marked_line(SHARE, "// @cube") and "not simulated" in error.message
+    error = expect_error("unpaired_flag", _share, share_kernels["MIX_AIV_1_0"], 4, 4, 3)
+    assert error.line == marked_line(SHARE, "// @never") and "waits forever" in error.message
+    error = expect_error("bad_argument", _share, share_kernels["AIV_ONLY"], 2, 2, 0)
+    assert "KERNEL_TYPE_MIX_AIV_1_0" in error.message

@@ -73,6 +73,10 @@ struct LaunchState {
     uint64_t barrier_generation = 0;
     double barrier_time = 0.0;
     double barrier_release_time = 0.0;
+    // CrossCoreSetFlag/WaitFlag (cross_core.h), under barrier_mutex: per core, whether it has ended, and per mode,
+    // flag and core the times of its sets.
+    std::vector<uint8_t> core_done;
+    std::vector<std::vector<double>> cross_sets;
 };
 
 struct TPipeState;
@@ -82,6 +86,7 @@ struct CoreState {
     SimCoreReport* report = nullptr;
     uint32_t block_idx = 0;
     uint32_t sub_block = 0;  // the vector core's index in its block (mixed launches, kernel_type.h)
+    uint16_t cross_waits[2][16] = {};  // CrossCoreWaitFlag calls so far per mode (0, 1) and flag id
     uint8_t* ub = nullptr;
     uint8_t* ub_shadow = nullptr;  // checked launches: where the kernel sees this UB (LocalTensor::GetPhyAddr)
     uint32_t ub_used = 0;

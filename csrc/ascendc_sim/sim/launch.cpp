@@ -301,6 +301,7 @@ void run_block(LaunchState& launch, uint32_t block, uint32_t sub_block, uint8_t*
     report->est_ns = core_time(c);
     outcome.writes = std::move(c.gm_writes);
     std::lock_guard<std::mutex> lock(launch.barrier_mutex);
+    launch.core_done[block * launch.shape.sub_blocks + sub_block] = 1;
     ++launch.barrier_finished;
     launch.barrier_cv.notify_all();
 }
@@ -439,6 +440,7 @@ int run_launch(BlockBody body, const SimLaunchRequest* request, SimLaunchResult*
               [](const SimRegion& a, const SimRegion& b) { return a.base < b.base; });
     const uint32_t cores = request->block_dim * subs;
     std::vector<BlockOutcome> outcomes(cores);
+    launch.core_done.assign(cores, 0);
     for (uint32_t b = 0; b < request->block_dim; ++b) result->cores[b] = SimCoreReport{};
     std::mutex report_mutex;
     const std::vector<uint32_t> order = block_order(request->block_dim, request->block_order_seed);
