@@ -5,10 +5,13 @@ says so."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import torch
 
 from tests.kernel_checks import expect_error, marked_line
+from torch_ascendgen.targets.sim.op_project import OpProject
 from torch_ascendgen.targets.sim.simulator import compile_kernel
 
 A2 = "Ascend910B2"  # 48 vector cores, 24 AI Cores
@@ -258,3 +261,39 @@ def test_cross_core_flag_misuse_is_reported_not_hung(share_kernels):
     assert error.line == marked_line(SHARE, "// @never") and "waits forever" in error.message
     error = expect_error("bad_argument", _share, share_kernels["AIV_ONLY"], 2, 2, 0)
     assert "KERNEL_TYPE_MIX_AIV_1_0" in error.message
+
+
+ADD_PROJECT = Path(__file__).resolve().parent.parent / "op_projects" / "add_custom"
+
+
+def _add_project(guard_sub_block: bool) -> OpProject:
+    """tests/op_projects/add_custom with tiling key 1 (aligned lengths) declared KERNEL_TYPE_MIX_AIC_1_2 and the
+    default kept AIV-only; blocks found as GetBlockIdx() / GetTaskRatio(). With the guard only vector core 0 of
+    each block adds; without it both do, and write the same bytes."""
+    root = ADD_PROJECT
+    kernel = (root / "op_kernel/add_custom.cpp").read_text()
+    kernel = kernel.replace("uint32_t blockIdx = GetBlockIdx();", "uint32_t blockIdx = GetBlockIdx() / GetTaskRatio();")
+    body = "if (GetSubBlockIdx() == 0) op.Process<false>();" if guard_sub_block else "op.Process<false>();"
+    declared = "KERNEL_TASK_TYPE(1, KERNEL_TYPE_MIX_AIC_1_2);"
+    kernel = kernel.replace("if (TILING_KEY_IS(1)) {\n        op.Process<false>();",
+                            f"if (TILING_KEY_IS(1)) {{\n        {declared}\n        {body}")
+    assert "KERNEL_TASK_TYPE(1," in kernel and "GetTaskRatio()" in kernel
+    return OpProject.from_sources((root / "op_host/add_custom_tiling.h").read_text(),
+                                  (root / "op_host/add_custom.cpp").read_text(), kernel, name="add_custom")
+
+
+@pytest.mark.parametrize("guard", [True, False])
+def test_an_operator_project_runs_the_kernel_type_of_its_tiling_key(guard):
+    project = _add_project(guard)
+    x, y = torch.randn(3, 37).half(), torch.randn(3, 37).half()  # a tail: tiling key 2, the default AIV_ONLY
+    run = project.run(x, y, soc=A2)
+    assert run.plan.tiling_key == 2
+    torch.testing.assert_close(run.outputs[0], x + y)
+    x, y = torch.randn(4, 100), torch.randn(4, 100)  # aligned: key 1, two vector cores per block
+    if guard:
+        run = project.run(x, y, soc=A2)
+        assert run.plan.tiling_key == 1
+        torch.testing.assert_close(run.outputs[0], x + y)
+    else:
+        error = expect_error("gm_write_race", project.run, x, y, soc=A2)
+        assert "sub-block 1" in error.message
