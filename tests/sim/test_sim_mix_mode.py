@@ -63,6 +63,7 @@ extern "C" __global__ __aicore__ void scale_rows(GM_ADDR x, GM_ADDR y, GM_ADDR i
     idg.SetValue(3, int32_t(GetSubBlockNum()));
     idg.SetValue(4, int32_t(GetTaskRatio()));
     idg.SetValue(5, int32_t(GetTaskRation()));
+    AscendC::printf("core %d\n", int32_t(GetBlockIdx()));
 }
 """
 
@@ -97,14 +98,17 @@ def test_each_block_runs_two_vector_cores_that_split_its_rows(mix_kernel, seed):
 
 
 def test_every_vector_core_reads_the_documented_indices(mix_kernel):
-    _, _, ids, _ = _run(mix_kernel, blocks=3, rows_per_block=2)
+    _, _, ids, report = _run(mix_kernel, blocks=3, rows_per_block=2)
     expected = torch.tensor([[i, 3, i % 2, 2, 2, 2] for i in range(6)], dtype=torch.int32)
     torch.testing.assert_close(ids, expected)
+    lines = sorted(report.debug_text.splitlines())
+    assert lines == sorted(f"[block {i // 2} sub-block {i % 2}] core {i}" for i in range(6))
 
 
 def test_the_default_vector_only_launch_is_unchanged(aiv_kernel):
-    x, y, ids, _ = _run(aiv_kernel, blocks=3, rows_per_block=2)
+    x, y, ids, report = _run(aiv_kernel, blocks=3, rows_per_block=2)
     torch.testing.assert_close(y, x * 2)
+    assert sorted(report.debug_text.splitlines()) == [f"[block {i}] core {i}" for i in range(3)]
     expected = torch.tensor([[i, 3, 0, 1, 1, 1] for i in range(3)], dtype=torch.int32)
     torch.testing.assert_close(ids[:3], expected)
     assert (ids[3:] == -1).all()
