@@ -11,6 +11,7 @@ import pytest
 import torch
 
 from tests.kernel_checks import expect_error, marked_line
+from torch_ascendgen.targets.sim.launch_sample import build_sample, read_sample, run_sample
 from torch_ascendgen.targets.sim.op_project import OpProject
 from torch_ascendgen.targets.sim.simulator import compile_kernel
 
@@ -301,3 +302,23 @@ def test_an_operator_project_runs_the_kernel_type_of_its_tiling_key(guard):
     else:
         error = expect_error("gm_write_race", project.run, x, y, soc=A2)
         assert "sub-block 1" in error.message
+
+
+@pytest.mark.parametrize("cpu_debug", [False, True])
+def test_a_kernel_launch_sample_runs_its_mixed_kernel_on_two_vector_cores_per_block(cpu_debug):
+    """tests/launch_samples/add_custom declared KERNEL_TYPE_MIX_AIC_1_2 and launched on 4 blocks: its 8 slices,
+    indexed by GetBlockIdx, are the 8 vector cores (both the <<<>>> branch and ICPU_RUN_KF)."""
+    sources = read_sample(Path(__file__).resolve().parent.parent / "launch_samples" / "add_custom")
+    entry = "void add_custom(GM_ADDR x, GM_ADDR y, GM_ADDR z)\n{\n"
+    assert entry in sources["add_custom.cpp"] and "uint32_t blockDim = 8;" in sources["main.cpp"]
+    sources = {**sources, "add_custom.cpp": sources["add_custom.cpp"].replace(
+        entry, entry + "    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2);\n"),
+        "main.cpp": sources["main.cpp"].replace("uint32_t blockDim = 8;", "uint32_t blockDim = 4;")}
+    generator = torch.Generator().manual_seed(5)
+    x, y = (torch.randn(8 * 2048, generator=generator).half() for _ in range(2))
+    inputs = {"input/input_x.bin": x.numpy().tobytes(), "input/input_y.bin": y.numpy().tobytes()}
+    run = run_sample(build_sample(sources, cpu_debug=cpu_debug), inputs, soc=A2)
+    assert run.exit_status == 0, run.stderr
+    assert [(launch.block_dim, launch.ok) for launch in run.launches] == [(4, True)]
+    z = torch.frombuffer(bytearray(run.files["output/output_z.bin"]), dtype=torch.float16)
+    assert torch.equal(z, x + y)
