@@ -214,6 +214,8 @@ extern "C" __global__ __aicore__ void share(GM_ADDR x, GM_ADDR work, GM_ADDR y, 
         CrossCoreWaitFlag<1, PIPE_MTE2>(4);  // @flag
     } else if (mode == 2) {
         CrossCoreWaitFlag<2, PIPE_MTE2>(5);  // @cube
+    } else if (mode == 4) {
+        SyncAll();
     } else if (me != 1) {
         CrossCoreSetFlag<0, PIPE_MTE3>(3);
         CrossCoreWaitFlag<0, PIPE_MTE2>(3);  // @never
@@ -257,6 +259,13 @@ def test_cross_core_flags_order_the_vector_cores_of_a_block(share_kernels, seed)
 def test_mode_0_flags_order_every_vector_core_of_the_launch(share_kernels, kernel_type, blocks):
     x, y = _share(share_kernels[kernel_type], blocks, 6, mode=0)
     torch.testing.assert_close(y, 2 * x[(torch.arange(6) + 1) % 6])
+
+
+def test_sync_all_in_a_mixed_launch_waits_for_both_vector_cores_of_every_block(share_kernels):
+    x, y = _share(share_kernels["MIX_AIC_1_2"], 3, 6, mode=4, seed=11)
+    torch.testing.assert_close(y, 2 * x[(torch.arange(6) + 1) % 6])
+    error = expect_error("sync_all_deadlock", _share, share_kernels["MIX_AIC_1_2"], 25, 50, 4)
+    assert "at most 24 blocks" in error.message  # 24 AI Cores: two vector cores each
 
 
 def test_cross_core_flag_misuse_is_reported_not_hung(share_kernels):
