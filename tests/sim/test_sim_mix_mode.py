@@ -331,3 +331,14 @@ def test_a_kernel_launch_sample_runs_its_mixed_kernel_on_two_vector_cores_per_bl
     assert [(launch.block_dim, launch.ok) for launch in run.launches] == [(4, True)]
     z = torch.frombuffer(bytearray(run.files["output/output_z.bin"]), dtype=torch.float16)
     assert torch.equal(z, x + y)
+
+
+def test_a_checked_launch_hides_the_ub_of_every_vector_core(mix_kernel):
+    """Checked launches (the search's) give each running core an inaccessible UB view: with two vector cores per
+    block there are twice as many as blocks."""
+    x = torch.randn(3 * 4, 64)
+    y = torch.full_like(x, float("nan"))
+    ids = torch.full((2 * 3 * 16,), -1, dtype=torch.int32)
+    mix_kernel.launch_isolated(3, x, y, ids, 4, soc=A2, checked=True)
+    sub = torch.arange(12).remainder(4).div(2, rounding_mode="floor").float()
+    torch.testing.assert_close(y, x * 2 + sub[:, None])
