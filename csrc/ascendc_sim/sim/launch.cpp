@@ -11,10 +11,10 @@
 #include <cstdlib>
 #include <functional>
 #include <mutex>
-#include <string>
 #include <numeric>
 #include <queue>
 #include <random>
+#include <string>
 #include <thread>
 #include <vector>
 
