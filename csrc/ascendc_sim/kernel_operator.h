@@ -6,7 +6,6 @@
 #include "sim/core.h"
 #include "sim/tensor.h"
 #include "sim/pipe.h"
-#include "sim/cross_core.h"
 #include "sim/data_copy.h"
 #include "sim/data_move.h"
 #include "sim/vector_ops.h"
@@ -49,5 +48,7 @@
 #include "sim/precise_math.h"
 #include "sim/select_bytes_mask.h"
 #include "sim/data_cache.h"
+// Mixed AIC/AIV launches (issue 14): flags between vector cores (the kernel types: core.h, sim/kernel_type.h).
+#include "sim/cross_core.h"
 // last: what the NPU compiler provides beside the API
 #include "sim/compiler_compat.h"

@@ -410,7 +410,8 @@ private:
                       std::vector<std::vector<uint64_t>>& storage, const std::vector<std::string>& labels) const {
         if (regions.size() > size_t(kMaxWindows))
             throw std::invalid_argument("a checked launch takes at most " + std::to_string(kMaxWindows) + " GM buffers");
-        uint32_t resident = std::max<uint32_t>(1, std::min(request.block_dim, request.soc->vector_cores));
+        // A mixed launch (kernel_type.h) runs two vector cores per block: room for every vector core of the SoC.
+        uint32_t resident = std::max<uint32_t>(1, request.soc->vector_cores);
         uint64_t ub_stride = page_round(request.soc->ub_bytes) + kGuardBytes;
         uint64_t total = kGuardBytes;
         for (const SimRegion& r : regions) total += page_round(r.bytes) + kGuardBytes;

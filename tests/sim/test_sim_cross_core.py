@@ -1,4 +1,5 @@
-"""Inter-core synchronisation (CrossCoreSetFlag<0, pipe>/CrossCoreWaitFlag: a barrier over the AIV cores), the
+"""Inter-core synchronisation (CrossCoreSetFlag<0, pipe> and the one-argument CrossCoreWaitFlag of the older pages, in
+a kernel that declares no kernel type: a barrier over the AIV cores; the modes and counters: test_sim_mix_mode.py), the
 GlobalTensor element reference operator(), and list-tensor arguments of a sandboxed launch (ListOf: the descriptor is
 built where the kernel runs)."""
 
@@ -14,8 +15,7 @@ from torch_ascendgen.targets.sim.list_tensor import ListOf
 from torch_ascendgen.targets.sim.simulator import compile_kernel
 
 # Each block doubles its element of x into y (a 64-byte line per block) through operator(), then, after the barrier,
-# reads the next block's y into out. mode 2: mode 1 of CrossCoreSetFlag; 3: a wait with no set;
-# 4: flag id 11; 5: set twice.
+# reads the next block's y into out. mode 3: a wait with no set; 4: flag id 11.
 EXCHANGE = r"""
 #include "kernel_operator.h"
 using namespace AscendC;
@@ -31,15 +31,10 @@ extern "C" __global__ __aicore__ void exchange(GM_ADDR x, GM_ADDR y, GM_ADDR out
     if (mode == 0) {
         CrossCoreSetFlag<0x0, PIPE_MTE3>(0x8);
         CrossCoreWaitFlag(0x8);
-    } else if (mode == 2) {
-        CrossCoreSetFlag<0x1, PIPE_MTE3>(0x8);
     } else if (mode == 3) {
         CrossCoreWaitFlag(0x3);
     } else if (mode == 4) {
         CrossCoreSetFlag<0x0, PIPE_MTE3>(11);
-    } else if (mode == 5) {
-        CrossCoreSetFlag<0x0, PIPE_MTE3>(0x2);
-        CrossCoreSetFlag<0x0, PIPE_MTE3>(0x2);
     }
     outGm(me) = yGm(next) + 1;
 }
@@ -92,20 +87,18 @@ def test_after_the_barrier_every_block_reads_what_the_next_one_wrote():
 
 
 DIAGNOSTICS = {
-    2: ("unsupported_api", "CrossCoreSetFlag<0x1, PIPE_MTE3>(0x8);", "modes 1 and 2"),
-    3: ("unsupported_api", "CrossCoreWaitFlag(0x3);", "with no CrossCoreSetFlag<0>(3) before it"),
+    3: ("unpaired_flag", "CrossCoreWaitFlag(0x3);", "before this core's own CrossCoreSetFlag"),
     4: ("bad_argument", "CrossCoreSetFlag<0x0, PIPE_MTE3>(11);", "flagId 11 is out of range"),
-    5: ("unsupported_api", "CrossCoreSetFlag<0x0, PIPE_MTE3>(0x2);", "again before CrossCoreWaitFlag(2)"),
 }
 
 
 @pytest.mark.parametrize("mode", list(DIAGNOSTICS))
-def test_what_the_simulator_does_not_model_is_reported_at_the_kernel_line(mode):
+def test_flag_misuse_is_reported_at_the_kernel_line(mode):
     kind, needle, text = DIAGNOSTICS[mode]
     with pytest.raises(SimulatorError) as raised:
         run(mode)
     error = raised.value
-    expected_line = line_of(needle) + (1 if mode == 5 else 0)
+    expected_line = line_of(needle)
     assert (error.kind, error.line) == (kind, expected_line), str(error)
     assert text in str(error)
 

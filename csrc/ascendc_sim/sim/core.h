@@ -10,6 +10,7 @@
 
 #include "cost_model.h"
 #include "diagnostics.h"
+#include "kernel_type.h"
 #include "launch_abi.h"
 #include "op_table.h"
 #include "types.h"
@@ -57,9 +58,12 @@ struct LaunchState {
     std::vector<SimRegion> regions;  // sorted by base
     uint32_t block_dim = 0;
     uint32_t resident_cores = 0;  // blocks that run at the same time
+    KernelShape shape;  // the kernel type (kernel_type.h): vector cores per block
     bool auto_sync = false;  // SimLaunchRequest::auto_sync: the compiler synchronises the scalar pipe itself
     std::atomic<bool> abort{false};
     std::mutex atomic_mutex;  // serialises atomic-add copies to GM
+
+    uint32_t vector_cores() const { return block_dim * shape.sub_blocks; }  // what SyncAll waits for
 
     // SyncAll barrier over the resident blocks.
     std::mutex barrier_mutex;
@@ -69,6 +73,10 @@ struct LaunchState {
     uint64_t barrier_generation = 0;
     double barrier_time = 0.0;
     double barrier_release_time = 0.0;
+    // CrossCoreSetFlag/WaitFlag (cross_core.h), under barrier_mutex: per core, whether it has ended, and per mode,
+    // flag and core the times of its sets.
+    std::vector<uint8_t> core_done;
+    std::vector<std::vector<double>> cross_sets;
 };
 
 struct TPipeState;
@@ -77,6 +85,8 @@ struct CoreState {
     LaunchState* launch = nullptr;
     SimCoreReport* report = nullptr;
     uint32_t block_idx = 0;
+    uint32_t sub_block = 0;  // the vector core's index in its block (mixed launches, kernel_type.h)
+    uint16_t cross_waits[2][16] = {};  // CrossCoreWaitFlag calls so far per mode (0, 1) and flag id
     uint8_t* ub = nullptr;
     uint8_t* ub_shadow = nullptr;  // checked launches: where the kernel sees this UB (LocalTensor::GetPhyAddr)
     uint32_t ub_used = 0;

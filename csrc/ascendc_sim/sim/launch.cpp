@@ -10,9 +10,11 @@
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
+#include <mutex>
 #include <numeric>
 #include <queue>
 #include <random>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -20,8 +22,87 @@
 #include <emmintrin.h>
 #endif
 
+// The library's KERNEL_TASK_TYPE(_DEFAULT) records (kernel_type.h), bounded by the linker; both null when the
+// kernel declares none. Hidden, so that they never resolve to another library's records.
+extern "C" {
+extern const ascendc_sim::KernelTypeRecord __start_ascendc_sim_ktype[] __attribute__((weak, visibility("hidden")));
+extern const ascendc_sim::KernelTypeRecord __stop_ascendc_sim_ktype[] __attribute__((weak, visibility("hidden")));
+}
+
 namespace ascendc_sim {
 namespace {
+
+bool kernel_type_error(SimError& error, const KernelTypeRecord& r, const char* text) {
+    char message[768];
+    std::snprintf(message, sizeof message, "%s %s", kernel_type_name(r.type), text);
+    error = SimError{Diag::UnsupportedApi, message, Loc{r.file, r.line}};
+    return false;
+}
+
+// The record that applies to a launch with tiling key `key` (-1: none): KERNEL_TASK_TYPE of the key, else
+// KERNEL_TASK_TYPE_DEFAULT (设置Kernel类型.md). Null when the kernel declares no type (it runs as AIV_ONLY).
+bool find_kernel_type(int64_t key, const KernelTypeRecord*& chosen, SimError& error) {
+    const KernelTypeRecord *keyed = nullptr, *fallback = nullptr, *other_key = nullptr;
+    for (const KernelTypeRecord* r = __start_ascendc_sim_ktype; r != nullptr && r < __stop_ascendc_sim_ktype; ++r) {
+        const KernelTypeRecord*& slot = r->key < 0 ? fallback : r->key == key ? keyed : other_key;
+        if (slot != nullptr && slot->type != r->type && r->key == slot->key) {
+            char text[512];
+            std::snprintf(text, sizeof text,
+                          "here and %s at line %d: one library declares two kernel types for the same tiling key "
+                          "(several kernel entries with different KERNEL_TASK_TYPE_DEFAULT in one file?). The simulator "
+                          "keeps one kernel type per file: put kernels of different types in different files.",
+                          kernel_type_name(slot->type), slot->line);
+            return kernel_type_error(error, *r, text);
+        }
+        slot = r;
+    }
+    chosen = keyed != nullptr ? keyed : fallback;
+    if (chosen == nullptr && other_key != nullptr) {
+        char text[512];
+        std::snprintf(text, sizeof text,
+                      "is declared with KERNEL_TASK_TYPE for tiling key %lld, but this launch's key is %lld and the "
+                      "kernel has no KERNEL_TASK_TYPE_DEFAULT: every key needs a kernel type (设置Kernel类型.md: "
+                      "without a default the kernel does not compile). Add KERNEL_TASK_TYPE_DEFAULT(...).",
+                      (long long)other_key->key, (long long)key);
+        return kernel_type_error(error, *other_key, text);
+    }
+    return true;
+}
+
+// What the launch's vector cores are, from its kernel type and SoC (kernel_type.h).
+bool resolve_kernel_shape(int64_t key, const SimSocProfile& soc, KernelShape& shape, SimError& error) {
+    const KernelTypeRecord* r = nullptr;
+    if (!find_kernel_type(key, r, error)) return false;
+    if (r == nullptr) return true;
+    shape.type = r->type;
+    shape.declared = Loc{r->file, r->line};
+    const bool a2 = soc.arch == 0;
+    switch (r->type) {
+        case KERNEL_TYPE_AIV_ONLY:
+        case KERNEL_TYPE_MIX_AIV_1_0:
+            return true;
+        case KERNEL_TYPE_MIX_AIC_1_1:
+        case KERNEL_TYPE_MIX_AIC_1_2:
+            if (!a2)
+                return kernel_type_error(error, *r, "is for Atlas A2/A3 (separate cube and vector cores); this SoC "
+                                                    "does not support it (设置Kernel类型.md).");
+            shape.with_cube = true;
+            shape.sub_blocks = r->type == KERNEL_TYPE_MIX_AIC_1_2 ? 2 : 1;
+            return true;
+        case KERNEL_TYPE_AIC_ONLY:
+        case KERNEL_TYPE_MIX_AIC_1_0:
+            return kernel_type_error(error, *r, "starts cube (AIC) cores only, and the simulator runs vector cores "
+                                                "only: the cube side of AscendC is not simulated.");
+        case KERNEL_TYPE_AICORE:
+        case KERNEL_TYPE_MIX_VECTOR_CORE:
+            if (!a2) return true;  // the coupled 310P: one AI Core per block
+            return kernel_type_error(error, *r, "is not supported on Atlas A2/A3 (设置Kernel类型.md).");
+        default:
+            return kernel_type_error(error, *r, "is reserved or unknown (设置Kernel类型.md): declare "
+                                                "KERNEL_TYPE_AIV_ONLY, KERNEL_TYPE_MIX_AIV_1_0, KERNEL_TYPE_MIX_AIC_1_1 "
+                                                "or KERNEL_TYPE_MIX_AIC_1_2.");
+    }
+}
 
 constexpr uint8_t kUbPoison = 0xFF;  // uninitialised UB reads as NaN / -1, never as zeros
 
@@ -135,6 +216,7 @@ WorkerPool& pool() {
     return *instance;
 }
 
+// What one core (a block, or one vector core of a block in a mixed launch) left behind.
 struct BlockOutcome {
     bool failed = false;
     SimError error;
@@ -168,13 +250,32 @@ void poison_ub(uint8_t* ub, uint32_t bytes) {
     std::memset(ub, kUbPoison, bytes);
 }
 
-// Runs one block on the calling thread. Diagnostics are caught here; the other blocks are told to stop.
-void run_block(LaunchState& launch, uint32_t block, uint8_t* ub, uint8_t* ub_shadow, SimCoreReport* report,
-               BlockOutcome& outcome, BlockBody body, void** arg_values) {
+// A block's report from those of its vector cores: counters add up, and the block ends when its last core does
+// (its cores run in parallel).
+void merge_report(SimCoreReport& block, const SimCoreReport& core) {
+    block.gm_to_ub_bytes += core.gm_to_ub_bytes;
+    block.ub_to_gm_bytes += core.ub_to_gm_bytes;
+    block.ub_to_ub_bytes += core.ub_to_ub_bytes;
+    block.gm_scalar_reads += core.gm_scalar_reads;
+    block.gm_scalar_writes += core.gm_scalar_writes;
+    block.data_copies += core.data_copies;
+    for (int i = 0; i < ASCENDC_SIM_MAX_OPS; ++i) {
+        block.op_instrs[i] += core.op_instrs[i];
+        block.op_repeats[i] += core.op_repeats[i];
+    }
+    for (int p = 0; p < ASCENDC_SIM_PIPES; ++p) block.pipe_busy_ns[p] += core.pipe_busy_ns[p];
+    block.est_ns = std::max(block.est_ns, core.est_ns);
+}
+
+// Runs one core (vector core `sub_block` of `block`) on the calling thread. Diagnostics are caught here; the
+// other cores are told to stop.
+void run_block(LaunchState& launch, uint32_t block, uint32_t sub_block, uint8_t* ub, uint8_t* ub_shadow,
+               SimCoreReport* report, BlockOutcome& outcome, BlockBody body, void** arg_values) {
     CoreState c;
     c.launch = &launch;
     c.report = report;
     c.block_idx = block;
+    c.sub_block = sub_block;
     c.ub = ub;
     c.ub_shadow = ub_shadow;
     poison_ub(ub, launch.soc->ub_bytes);
@@ -200,16 +301,28 @@ void run_block(LaunchState& launch, uint32_t block, uint8_t* ub, uint8_t* ub_sha
     report->est_ns = core_time(c);
     outcome.writes = std::move(c.gm_writes);
     std::lock_guard<std::mutex> lock(launch.barrier_mutex);
+    launch.core_done[block * launch.shape.sub_blocks + sub_block] = 1;
     ++launch.barrier_finished;
     launch.barrier_cv.notify_all();
 }
 
-// Two blocks writing the same GM bytes between the same SyncAlls, without atomics, is a race.
+// "block 3", or in a mixed launch "block 3 sub-block 1" (GetBlockIdx 7).
+std::string core_name(uint32_t core, uint32_t sub_blocks) {
+    if (sub_blocks == 1) return "block " + std::to_string(core);
+    return "block " + std::to_string(core / sub_blocks) + " sub-block " + std::to_string(core % sub_blocks) +
+           " (GetBlockIdx " + std::to_string(core) + ")";
+}
+
+// Two cores writing the same GM bytes between the same SyncAlls, without atomics, is a race, whatever values
+// they write: CANN's own race check (msSanitizer racecheck, 竞争检测 page atlasopdev_16_0043) reports every
+// write-after-write to the same GM bytes from two cores, and asc-devkit issue #1723 confirms two AIV cores of one
+// block writing identical data to the same GM as an operator design fault. The two vector cores of a block in a
+// mixed launch are two cores (kernel_type.h). Outcomes are indexed by core: block * sub-blocks + sub-block.
 bool find_write_race(const std::vector<BlockOutcome>& outcomes, const LaunchState& launch, SimError& error,
                      int32_t& block) {
     struct Tagged {
         GmWrite w;
-        uint32_t block;
+        uint32_t block;  // the core
     };
     std::vector<Tagged> all;
     for (uint32_t b = 0; b < outcomes.size(); ++b)
@@ -233,16 +346,23 @@ bool find_write_race(const std::vector<BlockOutcome>& outcomes, const LaunchStat
                       "so the scalar writes of different blocks must also be a cache line apart (start each block's "
                       "range on a 64-byte boundary, or move the data with DataCopy)."
                     : "";
-            char text[1024];
+            uint32_t subs = launch.shape.sub_blocks;
+            std::string first = core_name(rival->block, subs), second = core_name(t.block, subs);
+            const char* split = subs == 1 ? ""
+                                          : " In this mixed launch each block runs its vector code on several vector "
+                                            "cores: split a block's work by GetSubBlockIdx(), or index by "
+                                            "GetBlockIdx() over 2 * GetBlockNum() cores.";
+            char text[1280];
             std::snprintf(text, sizeof text,
-                          "blocks %u and %u both write GM bytes [%llu, %llu) of kernel argument %d without atomics "
-                          "(block %u at line %d); the result depends on which core writes last. Give each block a "
-                          "disjoint range (check the per-block offset and the tail), or use SetAtomicAdd for "
-                          "accumulation.%s",
-                          rival->block, t.block, (unsigned long long)(begin - base), (unsigned long long)(end - base),
-                          region ? region->arg_index : -1, rival->block, rival->w.loc.line, cache_lines);
+                          "%s and %s both write GM bytes [%llu, %llu) of kernel argument %d without atomics "
+                          "(%s at line %d); the result depends on which core writes last, and even identical "
+                          "values are a write-after-write race. Give each core a disjoint range (check the "
+                          "per-block offset and the tail), or use SetAtomicAdd for accumulation.%s%s",
+                          first.c_str(), second.c_str(), (unsigned long long)(begin - base),
+                          (unsigned long long)(end - base), region ? region->arg_index : -1, first.c_str(),
+                          rival->w.loc.line, cache_lines, split);
             error = SimError{Diag::GmWriteRace, text, t.w.loc};
-            block = int32_t(t.block);
+            block = int32_t(t.block / subs);
             return true;
         }
         if (best == nullptr || t.w.end > best->w.end) {
@@ -295,47 +415,66 @@ std::vector<uint32_t> block_order(uint32_t blocks, uint64_t seed) {
 
 }  // namespace
 
-int run_launch(BlockBody body, const SimLaunchRequest* request, SimLaunchResult* result) {
-    uint32_t resident = std::max<uint32_t>(1, std::min(request->block_dim, request->soc->vector_cores));
-    const SimSocProfile soc = CostModel::launch_profile(*request->soc, resident);
+int run_launch(BlockBody body, const SimLaunchRequest* request, SimLaunchResult* result, int64_t tiling_key) {
+    result->status = 0;
+    KernelShape shape;
+    SimError problem;
+    if (!resolve_kernel_shape(tiling_key, *request->soc, shape, problem)) {
+        report_error(result, problem, -1);
+        return 1;
+    }
+    const uint32_t subs = shape.sub_blocks;
+    // A type with cube cores takes a whole AI Core (one AIC, its AIVs) per block: half the vector cores on A2/A3.
+    uint32_t block_slots = shape.with_cube ? std::max<uint32_t>(1, request->soc->vector_cores / 2) : request->soc->vector_cores;
+    uint32_t resident = std::max<uint32_t>(1, std::min(request->block_dim, block_slots));
+    uint32_t participants = resident * subs;
+    const SimSocProfile soc = CostModel::launch_profile(*request->soc, participants);
     LaunchState launch;
     launch.soc = &soc;
     launch.auto_sync = request->auto_sync != 0;
     launch.block_dim = request->block_dim;
     launch.resident_cores = resident;
+    launch.shape = shape;
     launch.regions.assign(request->regions, request->regions + request->n_regions);
     std::sort(launch.regions.begin(), launch.regions.end(),
               [](const SimRegion& a, const SimRegion& b) { return a.base < b.base; });
-    result->status = 0;
-    std::vector<BlockOutcome> outcomes(request->block_dim);
+    const uint32_t cores = request->block_dim * subs;
+    std::vector<BlockOutcome> outcomes(cores);
+    launch.core_done.assign(cores, 0);
+    for (uint32_t b = 0; b < request->block_dim; ++b) result->cores[b] = SimCoreReport{};
+    std::mutex report_mutex;
     const std::vector<uint32_t> order = block_order(request->block_dim, request->block_order_seed);
     std::atomic<uint32_t> next{0};
     std::atomic<uint32_t> slots{0};  // each participant's place in the UB shadow (checked launches)
-    // All resident blocks run at once, as on the NPU: SyncAll needs every one of them to arrive.
+    // All resident cores run at once, as on the NPU: SyncAll needs every one of them to arrive, and a block's
+    // vector cores are handed out one after the other, so they run side by side.
     try {
-        pool().run(resident, soc.ub_bytes, [&](uint8_t* ub) {
+        pool().run(participants, soc.ub_bytes, [&](uint8_t* ub) {
             uint32_t slot = slots.fetch_add(1);
-            uint8_t* shadow = request->ub_shadow && slot < resident
+            uint8_t* shadow = request->ub_shadow && slot < participants
                                   ? reinterpret_cast<uint8_t*>(request->ub_shadow + slot * request->ub_shadow_stride)
                                   : nullptr;
-            for (uint32_t i; (i = next.fetch_add(1)) < request->block_dim;) {
-                uint32_t b = order[i];
-                run_block(launch, b, ub, shadow, &result->cores[b], outcomes[b], body, request->arg_values);
+            for (uint32_t i; (i = next.fetch_add(1)) < cores;) {
+                uint32_t b = order[i / subs], sub = i % subs;
+                SimCoreReport own{};
+                run_block(launch, b, sub, ub, shadow, &own, outcomes[b * subs + sub], body, request->arg_values);
+                std::lock_guard<std::mutex> lock(report_mutex);
+                merge_report(result->cores[b], own);
             }
         });
     } catch (const std::exception& e) {
         char text[512];
         std::snprintf(text, sizeof text,
                       "the simulator could not start %u threads with %u bytes of UB each for the launch's resident "
-                      "blocks (%s); the process is out of threads or memory",
-                      resident, soc.ub_bytes, e.what());
+                      "cores (%s); the process is out of threads or memory",
+                      participants, soc.ub_bytes, e.what());
         report_error(result, SimError{Diag::BadArgument, text, Loc{}}, -1);
         return 1;
     }
 
-    for (uint32_t b = 0; b < request->block_dim; ++b)
-        if (outcomes[b].failed) {
-            report_error(result, outcomes[b].error, int32_t(b));
+    for (uint32_t core = 0; core < cores; ++core)
+        if (outcomes[core].failed) {
+            report_error(result, outcomes[core].error, int32_t(core / subs));
             return 1;
         }
     SimError race;

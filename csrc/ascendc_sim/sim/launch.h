@@ -40,13 +40,25 @@ void call_entry(void (*entry)(Args...), void** values) {
     call_entry(entry, values, std::index_sequence_for<Args...>{});
 }
 
+// The launch's tiling key: the value of the entry's TilingKeyArg parameter (operator projects, op_project.h),
+// -1 when it has none. It picks the KERNEL_TASK_TYPE of the key (kernel_type.h).
+template <typename... Args>
+int64_t launch_tiling_key(void (*)(Args...), void** values) {
+    constexpr bool keyed[] = {std::is_same_v<std::remove_cv_t<std::remove_reference_t<Args>>, TilingKeyArg>..., false};
+    for (size_t i = 0; i < sizeof...(Args); ++i)
+        if (keyed[i]) return int64_t(*static_cast<const uint64_t*>(values[i]));
+    return -1;
+}
+
 // Runs the kernel body of one block: the entry, called with the launch's argument values.
 using BlockBody = void (*)(void** arg_values);
 
 // Runs every block of a launch on the library's worker threads (each block a logical core with its
-// own UB), checks what only the whole launch shows (GM write races), and fills `result` with the
-// counters, the time estimate and the first diagnostic. Returns result->status. (launch.cpp)
-int run_launch(BlockBody body, const SimLaunchRequest* request, SimLaunchResult* result);
+// own UB, or in a mixed launch as many vector cores as its kernel type gives a block: kernel_type.h), checks
+// what only the whole launch shows (GM write races), and fills `result` with the counters (a block's
+// vector cores summed), the time estimate and the first diagnostic. `tiling_key`: launch_tiling_key, or -1.
+// Returns result->status. (launch.cpp)
+int run_launch(BlockBody body, const SimLaunchRequest* request, SimLaunchResult* result, int64_t tiling_key = -1);
 
 }  // namespace ascendc_sim
 
@@ -67,7 +79,8 @@ int run_launch(BlockBody body, const SimLaunchRequest* request, SimLaunchResult*
     }                                                                                                          \
     extern "C" ASCENDC_SIM_EXPORT int ascendc_sim_run(const SimLaunchRequest* request, SimLaunchResult* result) { \
         try {                                                                                                  \
-            return ascendc_sim::run_launch(&ascendc_sim_block_body, request, result);                          \
+            return ascendc_sim::run_launch(&ascendc_sim_block_body, request, result,                           \
+                                           ascendc_sim::launch_tiling_key(&__VA_ARGS__, request->arg_values)); \
         } catch (...) {                                                                                        \
             result->status = 2;                                                                                \
             return 2;                                                                                          \

@@ -46,7 +46,7 @@ struct SimLaunchRequest {
     const struct SimRegion* regions;
     uint32_t n_regions;
     uint64_t block_order_seed;  // 0: blocks are handed to cores in order; else a permutation seeded by it
-    // Checked launches: inaccessible address space for each resident core's UB as the kernel sees it
+    // Checked launches: inaccessible address space for the UB of each of the SoC's vector cores as the kernel sees it
     // (LocalTensor::GetPhyAddr), `ub_shadow_stride` bytes apart; 0: the real UB addresses.
     uint64_t ub_shadow;
     uint64_t ub_shadow_stride;

@@ -39,8 +39,8 @@ struct KeyedEntryOf;
 template <typename... Args, size_t... Region>
 struct KeyedEntryOf<void(Args...), std::index_sequence<Region...>> {
     template <void (*Entry)(Args...)>
-    static void call(Args... args, uint64_t tiling_key, GmRegion<Region>...) {
-        op_tiling_key = tiling_key;
+    static void call(Args... args, TilingKeyArg tiling_key, GmRegion<Region>...) {
+        op_tiling_key = static_cast<uint64_t>(tiling_key);
         op_tiling_key_set = true;
         Entry(args...);
         op_tiling_key_set = false;

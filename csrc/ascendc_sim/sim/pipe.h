@@ -448,12 +448,19 @@ private:
 };
 
 
-inline int64_t GetBlockIdx(ascendc_sim::Loc loc = ascendc_sim::Loc::here()) { return ascendc_sim::core(loc).block_idx; }
+// On a vector core of a mixed launch (kernel_type.h): block * sub-blocks + sub-block, in [0, 2 * blockDim) for 1:2.
+inline int64_t GetBlockIdx(ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    const ascendc_sim::CoreState& c = ascendc_sim::core(loc);
+    return int64_t(c.block_idx) * c.launch->shape.sub_blocks + c.sub_block;
+}
 inline int64_t GetBlockNum(ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
     return ascendc_sim::core(loc).launch->block_dim;
 }
-inline int64_t GetSubBlockIdx() { return 0; }
-inline int64_t GetTaskRatio() { return 1; }
+inline int64_t GetSubBlockIdx(ascendc_sim::Loc loc = ascendc_sim::Loc::here()) { return ascendc_sim::core(loc).sub_block; }
+inline int64_t GetTaskRatio(ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    return ascendc_sim::core(loc).launch->shape.sub_blocks;
+}
+inline int64_t GetTaskRation(ascendc_sim::Loc loc = ascendc_sim::Loc::here()) { return GetTaskRatio(loc); }
 
 template <HardEvent event>
 void SetFlag(int32_t id, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
@@ -534,8 +541,8 @@ inline void sync_all(ascendc_sim::Loc loc) {
     LaunchState& launch = *c.launch;
     if (launch.block_dim > launch.resident_cores)
         fail(Diag::SyncAllDeadlock, loc,
-             "SyncAll with blockDim %u on %s, which has %u vector cores: blocks beyond the core count only start "
-             "when others finish, so SyncAll waits forever. Launch at most %u blocks.",
+             "SyncAll with blockDim %u on %s, which runs %u blocks of this kernel type at once: blocks beyond that "
+             "only start when others finish, so SyncAll waits forever. Launch at most %u blocks.",
              launch.block_dim, c.soc().name, launch.resident_cores, launch.resident_cores);
     std::unique_lock<std::mutex> lock(launch.barrier_mutex);
     if (launch.barrier_finished > 0)
@@ -545,7 +552,7 @@ inline void sync_all(ascendc_sim::Loc loc) {
              launch.barrier_finished);
     launch.barrier_time = std::max(launch.barrier_time, core_time(c));
     uint64_t generation = launch.barrier_generation;
-    if (++launch.barrier_waiting == launch.block_dim) {
+    if (++launch.barrier_waiting == launch.vector_cores()) {
         launch.barrier_waiting = 0;
         launch.barrier_release_time = launch.barrier_time;
         launch.barrier_time = 0.0;
@@ -570,8 +577,15 @@ inline void sync_all(ascendc_sim::Loc loc) {
 
 }  // namespace sim_detail
 
+// SyncAll<false> also waits for the cube cores (SyncAll.md), which the simulator does not run (kernel_type.h).
 template <bool isAIVOnly = true>
 void SyncAll(ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    if (!isAIVOnly && ascendc_sim::core(loc).launch->shape.with_cube)
+        ascendc_sim::fail(ascendc_sim::Diag::UnsupportedApi, loc,
+                          "SyncAll<false> synchronises the cube (AIC) cores of this %s launch too, and the simulator "
+                          "runs only its vector cores (the AIC side is not simulated). Use SyncAll() (vector cores "
+                          "only) if the cube cores take no part.",
+                          ascendc_sim::kernel_type_name(ascendc_sim::core(loc).launch->shape.type));
     sim_detail::sync_all(loc);
 }
 
@@ -580,6 +594,11 @@ template <bool isAIVOnly = true>
 void SyncAll(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<int32_t>& ubWorkspace, int32_t usedCores = 0,
              ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
     ascendc_sim::CoreState& c = ascendc_sim::core(loc);
+    if (c.launch->shape.with_cube)
+        ascendc_sim::fail(ascendc_sim::Diag::UnsupportedApi, loc,
+                          "the soft SyncAll (with workspaces) is for pure vector kernels only (SyncAll.md); this is a "
+                          "%s launch. Use the hard SyncAll() (no arguments).",
+                          ascendc_sim::kernel_type_name(c.launch->shape.type));
     uint32_t blocks = c.launch->block_dim;
     if (usedCores < 0 || uint32_t(usedCores) > blocks)
         ascendc_sim::fail(ascendc_sim::Diag::BadArgument, loc,

@@ -35,10 +35,8 @@
 #define __ubuf__
 #define __cbuf__
 #define GM_ADDR __gm__ uint8_t*
-#define KERNEL_TASK_TYPE_DEFAULT(type)
-#define KERNEL_TASK_TYPE(key, type)
 #define ASCEND_IS_AIV (true)  // kernels write `if ASCEND_IS_AIV {`: the parentheses are the if's
-#define ASCEND_IS_AIC (false)
+#define ASCEND_IS_AIC (false)  // every simulated core is a vector core: the cube side is not run (kernel_type.h)
 
 // IEEE binary16 with per-operation rounding, as the vector unit's half arithmetic.
 using half = _Float16;
