@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import torch
+from host_tiling import host_tiling
 
 GROUPS = ("basic_arith_logic", "math_library", "data_movement", "sort_selection", "reductions", "high_level",
           "static_list_tensors", "std_utils", "debug")
@@ -671,6 +672,32 @@ def _tencent_rope(dtype, tokens: int, heads: int, kv_heads: int, head: int, max_
     return make
 
 
+def _tencent_rmsnorm(dtype, rows: int, hidden: int, host_api: bool = False):
+    """One block per row, each handing RmsNorm its row. The tiling (RmsNormTiling's 12 words, then eps) as
+    InvokeRmsLayerNorm fills it by hand: the shape [1, rows, hidden], one row per pass (mainBsLength 1, loopRound 1),
+    mainBshLength = mainBsLengthAlign = hidden, which also sizes the kernel's workspace. ``host_api``: the struct from
+    GetRmsNormTilingInfo for the one row a block normalises, with the least workspace the helper accepts."""
+    def make(g):
+        x, gamma = uniform(g, (rows, hidden), -2, 2, dtype), uniform(g, (hidden,), 0.5, 1.5, dtype)
+        xf = x.float()
+        expected = (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + 1e-6) * gamma.float()).to(dtype)
+        if host_api:
+            size = x.element_size()
+            least = 4 * (8 + hidden * (2 if size == 2 else 1))
+            shape = f"{{1, {rows}, {hidden}}}"
+            tiling = host_tiling("RmsNormTiling", f"GetRmsNormTilingInfo({shape}, {shape}, {least}, {size}, t)")
+        else:
+            tiling = pack("4If7I", 1, rows, hidden, hidden, 1.0 / hidden, hidden, 1, hidden, 1, 0, 0, 0)
+        return Launch(rows, (x, gamma, torch.zeros_like(x), tiling + pack("f", 1e-6)), {2: expected})
+    return make
+
+
+_RMSNORM_ROWS = ("InvokeRmsLayerNorm's tiling describes all the rows ([1, m, H]: RmsNorm.md's srcLocal shape) while "
+                 "each block hands RmsNorm one row: RmsNorm of the tiling's shape overruns the block's buffers (the "
+                 "simulator reads the shape from the tiling; on the NPU the kernel relies on CANN's implementation "
+                 "reading only its one-row pass plan, which the pages call opaque). One row (m = 1) is consistent")
+
+
 def tencent_cases() -> list[Case]:
     base = "3rdparty/LLM_kernels/csrc/kernels/ascend/"
     common = dict(author="Tencent", repo="Tencent/KsanaLLM", commit=TENCENT_COMMIT, licence="Apache-2.0",
@@ -709,6 +736,19 @@ def tencent_cases() -> list[Case]:
                  Variant("InvokeRotaryEmbeddingHalfKernel", "fp16 3 tokens, 8 q / 8 kv heads of 128",
                          _tencent_rope(torch.half, 3, 8, 8, 128, 16)),
              ), **common),
+        Case("Tencent/rmsnorm_kernel", path=base + "rmsnorm/rmsnorm_kernel.cc", groups=(HIGH, MOVE, DEBUG),
+             variants=(
+                 Variant("InvokeRmsNormFloatKernel", "fp32 1x512", _tencent_rmsnorm(torch.float, 1, 512)),
+                 Variant("InvokeRmsNormHalfKernel", "fp16 1x1024", _tencent_rmsnorm(torch.half, 1, 1024)),
+                 Variant("InvokeRmsNormFloatKernel", "fp32 1x4096, tiling from GetRmsNormTilingInfo",
+                         _tencent_rmsnorm(torch.float, 1, 4096, host_api=True)),
+                 Variant("InvokeRmsNormHalfKernel", "fp16 1x2048, tiling from GetRmsNormTilingInfo",
+                         _tencent_rmsnorm(torch.half, 1, 2048, host_api=True)),
+                 Variant("InvokeRmsNormFloatKernel", "fp32 4x4096 (the repository's test shape)",
+                         _tencent_rmsnorm(torch.float, 4, 4096), diagnostic="local_overrun"),
+                 Variant("InvokeRmsNormHalfKernel", "fp16 4x4096 (the repository's test shape)",
+                         _tencent_rmsnorm(torch.half, 4, 4096), diagnostic="local_overrun"),
+             ), note=_RMSNORM_ROWS, **common),
         Case("Tencent/argmax_kernel", path=base + "argmax/argmax_kernel.cc", groups=(ARITH, MOVE), variants=(
             Variant("InvokeArgmaxFloatKernel", "fp32 20x512", _tencent_argmax(torch.float, 20, 512, 2)),
             Variant("InvokeArgmaxHalfKernel", "fp16 5x1024", _tencent_argmax(torch.half, 5, 1024, 4)),
