@@ -45,5 +45,7 @@
 #include "sim/trans_data.h"
 #include "sim/precise_math.h"
 #include "sim/select_bytes_mask.h"
+// Inter-block synchronisation through GM (fidelity suite: DrivingSDK unique_v2).
+#include "sim/ib_sync.h"
 // last: what the NPU compiler provides beside the API
 #include "sim/compiler_compat.h"

@@ -36,3 +36,12 @@ inline void pipe_barrier(pipe_t pipe, ascendc_sim::Loc loc = ascendc_sim::Loc::h
         default: return AscendC::PipeBarrier<PIPE_ALL>(loc);  // pipes the simulator does not model: all of them
     }
 }
+
+// The toolkit's compile-time type test that kernels use beside the API pages' Std::is_same (DrivingSDK's unique_v2
+// among them): IsSameType<T, U>::value.
+namespace AscendC {
+template <typename T, typename U>
+struct IsSameType {
+    static constexpr bool value = std::is_same<T, U>::value;
+};
+}  // namespace AscendC

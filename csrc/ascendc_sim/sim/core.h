@@ -69,6 +69,9 @@ struct LaunchState {
     uint64_t barrier_generation = 0;
     double barrier_time = 0.0;
     double barrier_release_time = 0.0;
+    // IBSet/IBWait (sim/ib_sync.h), under barrier_mutex: blocks waiting in IBWait, and when each flag was set.
+    uint32_t ib_waiting = 0;
+    std::vector<std::pair<uint64_t, double>> ib_set_time;  // (flag address, core time of the IBSet)
 };
 
 struct TPipeState;
