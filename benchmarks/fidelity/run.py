@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import posixpath
 import re
 import sys
 import time
@@ -33,15 +34,17 @@ for path in (str(HERE), str(HERE.parent.parent)):  # the suite's modules; the pa
     if path not in sys.path:
         sys.path.insert(0, path)
 
-from sources import local_includes, provenance, repo_dir, sha256, vendored_reader  # noqa: E402
-from suite import CASES, GROUPS, Case, Launch, Variant  # noqa: E402
+from sources import local_includes, project_paths, provenance, repo_dir, sha256, vendored_reader  # noqa: E402
+from suite import CASES, GROUPS, Case, Launch, OpLaunch, Variant  # noqa: E402
 
 from torch_ascendgen.errors import (  # noqa: E402
     KernelBuildError,
     KernelCrashError,
     KernelTimeoutError,
+    OpProjectError,
     SimulatorError,
 )
+from torch_ascendgen.targets.sim.op_project import OpProject  # noqa: E402
 from torch_ascendgen.targets.sim.simulator import SimKernel, compile_kernel  # noqa: E402
 
 TOLERANCES = {torch.float32: (1e-4, 1e-4), torch.float16: (2e-3, 2e-3), torch.bfloat16: (1.6e-2, 1.6e-2),
@@ -70,7 +73,7 @@ class Result:
 def verify_files(case: Case) -> list[str]:
     """The case's vendored files whose bytes differ from their PROVENANCE sha256 (or that are missing)."""
     recorded = provenance(case.repo)
-    paths = [case.path, *kernel_headers(case).values()]
+    paths = [case.path, *kernel_headers(case).values(), *host_files(case)]
     bad = []
     for path in paths:
         file = repo_dir(case.repo) / path
@@ -84,23 +87,56 @@ def kernel_headers(case: Case) -> dict[str, str]:
     return local_includes(vendored_reader(case.repo), case.path, case.include_roots)
 
 
+def host_files(case: Case) -> list[str]:
+    """The op_host sources vendored with an operator project (its OpDef, InferShape and TilingFunc, the tiling
+    header): none when the case is not one, or its repository's host code was not vendored."""
+    if case.fmt != "operator project":
+        return []
+    read = vendored_reader(case.repo)
+    return [p for p in project_paths(read, case.path, case.include_roots) if read(p) is not None]
+
+
 def kernel_source(case: Case) -> str:
     return (repo_dir(case.repo) / case.path).read_text(encoding="utf-8", errors="surrogateescape")
 
 
-def build(case: Case, entry: str) -> SimKernel:
+def build(case: Case, entry: str) -> SimKernel | OpProject:
     """The one place a vendored kernel becomes a simulator kernel; raises UnsupportedFormat or KernelBuildError.
 
     A kernel-launch file builds like a bare kernel: compile_kernel makes its ``<<<>>>`` launcher C++ and the
-    entry is launched directly. Operator projects are run through their OpDef and TilingFunc
-    (targets/sim/op_project.py), which these cases, taken out of their repositories' builds, do not carry."""
+    entry is launched directly. An operator project runs through its own OpDef and TilingFunc
+    (targets/sim/op_project.py) when its op_host sources are vendored with it; built here is its host code, the
+    kernel is built for the dtypes of the first call (project_kernel)."""
     source = kernel_source(case)
     fmt = kernel_format(case, source)
-    if fmt == "operator project":
-        raise UnsupportedFormat(fmt)
     read = vendored_reader(case.repo)
     headers = {name: read(path) for name, path in kernel_headers(case).items()}
+    if fmt == "operator project":
+        return operator_project(case, source, headers)
     return compile_kernel(source, entry, filename=Path(case.path).name, headers=headers)
+
+
+def operator_project(case: Case, source: str, headers: dict[str, str]) -> OpProject:
+    read = vendored_reader(case.repo)
+    host, tiling, *others = project_paths(read, case.path, case.include_roots)
+    if read(host) is None or read(tiling) is None:
+        raise UnsupportedFormat("operator project")  # a kernel without the op_host sources that feed it
+    besides = [p for p in others if posixpath.dirname(p) == posixpath.dirname(host)]
+    project = OpProject((posixpath.basename(tiling), read(tiling)), (posixpath.basename(host), read(host)),
+                        (Path(case.path).name, source),
+                        host_headers=[(posixpath.basename(p), read(p)) for p in besides],
+                        kernel_headers=list(headers.items()))
+    try:
+        project.describe(case.soc or None)  # builds the host code
+    except OpProjectError as exc:
+        raise KernelBuildError(str(exc)) from None
+    return project
+
+
+def project_kernel(project: OpProject, case: Case) -> None:
+    """Builds the project's kernel for its first call's inputs, so that a build error counts as one."""
+    launch = case.variants[0].make(torch.Generator().manual_seed(SEED))
+    project.kernel(*launch.inputs, soc=case.soc or None)
 
 
 def kernel_format(case: Case, source: str) -> str:
@@ -139,7 +175,7 @@ def compile_cause(log: str) -> str:
     return "compile error"
 
 
-def compare(launch: Launch, args_after: tuple) -> str:
+def compare(launch: Launch | OpLaunch, args_after: tuple) -> str:
     """'' when every expected output matches, else what differs first."""
     for index, expected in launch.expected.items():
         got = args_after[index]
@@ -161,14 +197,20 @@ def compare(launch: Launch, args_after: tuple) -> str:
     return ""
 
 
-def run_variant(kernel: SimKernel, variant: Variant, soc: str = "") -> tuple[str, str]:
+def run_variant(kernel: SimKernel | OpProject, variant: Variant, soc: str = "") -> tuple[str, str]:
     """(cause, detail) of one launch; ('', '') when it is correct."""
     generator = torch.Generator().manual_seed(SEED)
     launch = variant.make(generator)
-    args = tuple(a.clone() if isinstance(a, torch.Tensor) else a for a in launch.args)
     try:
-        # every case comes from an operator or kernel-launch project, which bisheng builds with --cce-auto-sync
-        kernel.launch_isolated(launch.block_dim, *args, soc=soc or None, timeout=TIMEOUT_S, auto_sync=True)
+        if isinstance(launch, OpLaunch):
+            # its host code and kernel in a sandboxed child, the kernel with bisheng's --cce-auto-sync
+            args = kernel.run(*launch.inputs, soc=soc or None, **launch.attrs).outputs
+        else:
+            args = tuple(a.clone() if isinstance(a, torch.Tensor) else a for a in launch.args)
+            # every case comes from an operator or kernel-launch project, which bisheng builds with --cce-auto-sync
+            kernel.launch_isolated(launch.block_dim, *args, soc=soc or None, timeout=TIMEOUT_S, auto_sync=True)
+    except OpProjectError as exc:
+        return "operator project", str(exc).splitlines()[0][:200]
     except SimulatorError as exc:
         if variant.diagnostic == exc.kind:
             return "", ""
@@ -190,15 +232,20 @@ def run_case(case: Case) -> Result:
     if bad:
         result.cause, result.detail = "vendored file changed", ", ".join(bad)
         return result
-    kernels: dict[str, SimKernel] = {}
+    kernels: dict[str, SimKernel | OpProject] = {}
     try:
         for entry in dict.fromkeys(v.entry for v in case.variants):
             kernels[entry] = build(case, entry)
+            if isinstance(kernels[entry], OpProject):
+                project_kernel(kernels[entry], case)
     except UnsupportedFormat as exc:
         result.cause = str(exc)
         return _timed(result, started)
     except KernelBuildError as exc:
         result.cause, result.detail = compile_cause(exc.log or str(exc)), (exc.log or str(exc))[:400]
+        return _timed(result, started)
+    except OpProjectError as exc:  # the project's host code refused the first call
+        result.cause, result.detail = "operator project", str(exc)[:400]
         return _timed(result, started)
     result.compiled = True
     for variant in case.variants:

@@ -41,13 +41,26 @@ class Launch:
 
 
 @dataclass(frozen=True)
+class OpLaunch:
+    """One call of an operator project, by its OpDef: the inputs, the attributes by name, and ``expected`` {output
+    index: what that output holds, from its first element}. The project's own host code (InferShape, TilingFunc)
+    decides the block count, the tiling and the workspace."""
+
+    inputs: tuple
+    attrs: Mapping[str, object]
+    expected: Mapping[int, torch.Tensor]
+    atol: float | None = None
+    rtol: float | None = None
+
+
+@dataclass(frozen=True)
 class Variant:
     """One launch of ``entry``. ``diagnostic``: the launch does something undefined upstream (the note says what),
     and the simulator is right when it stops it with this diagnostic kind."""
 
     entry: str
     label: str  # dtype and shape, as the table shows it
-    make: Callable[[torch.Generator], Launch]
+    make: Callable[[torch.Generator], Launch | OpLaunch]
     diagnostic: str = ""
 
 
@@ -1115,5 +1128,47 @@ def duoduoyi_cases() -> list[Case]:
     ]
 
 
+# ---- Ascend/DrivingSDK: kernels/ operator projects (BSD-3-Clause) -----------------------------------------------
+# msopgen layout: op_host/<op>.cpp (OpDef, InferShape, TilingFunc) and <op>_tiling.h, op_kernel/<op>.cpp and <op>.h;
+# run through their own host code (targets/sim/op_project.py).
+
+DRIVING_COMMIT = "e667017eb751b614c128c9c81812634cae362ee4"
+
+
+def _unique(dtype, size: int, high: int, distinct: bool = False):
+    """unique_v2: the sorted distinct values of the flattened input (ascending) in the first uniqueCnt elements of
+    the output, and uniqueCnt. Values pass through float (Muls by -1, Sort32 descending), so integers stay small.
+    ``distinct``: a permutation of ``size`` values from -``high``, so no two blocks end and start on one value."""
+    def make(g):
+        if distinct:
+            x = (torch.randperm(size, generator=g) - high).to(dtype)
+        else:
+            x = integers(g, (size,), -high, high).to(dtype)
+        values = torch.unique(x)
+        return OpLaunch((x,), {}, {0: values, 1: torch.tensor([values.numel()], dtype=torch.int32)})
+    return make
+
+
+def driving_cases() -> list[Case]:
+    return [
+        Case("Ascend/unique_v2", author="Ascend", repo="Ascend/DrivingSDK", commit=DRIVING_COMMIT,
+             path="kernels/unique_v2/op_kernel/unique_v2.cpp", groups=(SORT, MOVE, ARITH), fmt="operator project",
+             variants=(
+                 Variant("unique_v2", "int32 1000 in [-300, 300), one tile", _unique(torch.int32, 1000, 300)),
+                 Variant("unique_v2", "int32 20000 distinct, three tiles on three blocks",
+                         _unique(torch.int32, 20000, 10000, distinct=True)),
+                 Variant("unique_v2", "fp16 20000 in [-500, 500), three tiles on three blocks",
+                         _unique(torch.half, 20000, 500)),
+                 Variant("unique_v2", "fp32 9000 in [-2000, 2000), two tiles", _unique(torch.float, 9000, 2000)),
+             ), licence="BSD-3-Clause",
+             note="Sort32 per 32, MrgSort up to a tile of 8192, MrgSort across blocks in GM ordered by IBSet/IBWait "
+                  "and SyncAll, then GatherMask/Compare for the distinct values. Compare writes its bit mask to a "
+                  "LocalTensor<uint16_t>, which Compare.md does not list (uint8_t on Atlas A2/A3). With that allowed "
+                  "the int32 launches match torch; then fp32 copies the Muls result out with only a PIPE_V barrier "
+                  "(pipe_race V->MTE3), and blocks whose ranges end and start on one value both write it "
+                  "(gm_write_race, same value)"),
+    ]
+
+
 CASES: list[Case] = [*ggml_cases(), *sgl_cases(), *tencent_cases(), *opencv_cases(), *infinicore_cases(),
-                     *vllm_cases(), *duoduoyi_cases()]
+                     *vllm_cases(), *duoduoyi_cases(), *driving_cases()]

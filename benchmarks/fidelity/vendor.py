@@ -20,7 +20,7 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
-from sources import PROVENANCE_FILE, local_includes, repo_dir, sha256  # noqa: E402
+from sources import PROVENANCE_FILE, local_includes, project_paths, repo_dir, sha256  # noqa: E402
 from suite import CASES  # noqa: E402
 
 LICENCE_NAMES = ("LICENSE", "LICENSE.txt", "LICENSE.md", "LICENCE", "COPYING", "NOTICE", "NOTICE.txt")
@@ -48,6 +48,8 @@ def vendor(mirrors: Path) -> None:
         git_dir = mirrors / case.repo.replace("/", "+") / "repo"
         read, read_bytes = git_reader(git_dir, case.commit)
         paths = [case.path, *local_includes(read, case.path, case.include_roots).values()]
+        if case.fmt == "operator project":
+            paths += project_paths(read, case.path, case.include_roots)
         paths += [name for name in LICENCE_NAMES if read_bytes(name) is not None]
         for path in paths:
             data = read_bytes(path)
