@@ -405,3 +405,18 @@ def test_a_kernel_with_its_own_header_beside_it(tmp_path):
     assert [name for name, _ in project.kernel_headers] == ["add_custom_class.h"]
     x, y = torch.randn(2, 96), torch.randn(2, 96)
     torch.testing.assert_close(project(x, y), x + y)
+
+
+def test_a_tiling_header_with_host_only_includes_builds_into_the_kernel(tmp_path):
+    """A tiling header that includes its TilingFunc's headers (register/op_def_registry.h, the platform API) still
+    gives the kernel its TilingData: the kernel side skips those (DrivingSDK's knn_tiling.h includes both)."""
+    root = tmp_path / "add_custom"
+    for part in ("op_host", "op_kernel"):
+        (root / part).mkdir(parents=True)
+    tiling = (PROJECTS / "add_custom/op_host/add_custom_tiling.h").read_text()
+    host_only = '#include "register/op_def_registry.h"\n#include "tiling/platform/platform_ascendc.h"\n'
+    (root / "op_host/add_custom_tiling.h").write_text(host_only + tiling)
+    (root / "op_host/add_custom.cpp").write_text((PROJECTS / "add_custom/op_host/add_custom.cpp").read_text())
+    (root / "op_kernel/add_custom.cpp").write_text((PROJECTS / "add_custom/op_kernel/add_custom.cpp").read_text())
+    x, y = torch.randn(3, 64), torch.randn(3, 64)
+    torch.testing.assert_close(OpProject.from_directory(root)(x, y), x + y)
