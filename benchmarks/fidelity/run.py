@@ -118,13 +118,14 @@ def build(case: Case, entry: str) -> SimKernel | OpProject:
 
 def operator_project(case: Case, source: str, headers: dict[str, str]) -> OpProject:
     read = vendored_reader(case.repo)
-    host, tiling, *others = project_paths(read, case.path, case.include_roots)
+    host, tiling, *_ = project_paths(read, case.path, case.include_roots)
     if read(host) is None or read(tiling) is None:
         raise UnsupportedFormat("operator project")  # a kernel without the op_host sources that feed it
-    besides = [p for p in others if posixpath.dirname(p) == posixpath.dirname(host)]
+    # the op_host code's headers, by the name it includes them relative to op_host/
+    host_headers = [(name, read(path)) for name, path in local_includes(read, host, case.include_roots).items()
+                    if path != tiling]
     project = OpProject((posixpath.basename(tiling), read(tiling)), (posixpath.basename(host), read(host)),
-                        (Path(case.path).name, source),
-                        host_headers=[(posixpath.basename(p), read(p)) for p in besides],
+                        (Path(case.path).name, source), host_headers=host_headers,
                         kernel_headers=list(headers.items()))
     try:
         project.describe(case.soc or None)  # builds the host code

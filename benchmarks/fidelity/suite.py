@@ -1149,6 +1149,19 @@ def _unique(dtype, size: int, high: int, distinct: bool = False):
     return make
 
 
+def _knn(batch: int, sources: int, centers: int, k: int, from_knn: bool):
+    """knn: for each center (center_xyz [B, M, 3]) the k nearest of the N sources (xyz [B, 3, N]) by squared
+    distance, nearest first: dist [B, M, k] (squared distances) and idx [B, M, k] (int32 source indices)."""
+    def make(g):
+        xyz, center = uniform(g, (batch, 3, sources), -4, 4), uniform(g, (batch, centers, 3), -4, 4)
+        dist = ((xyz[:, None, :, :] - center[:, :, :, None]) ** 2).sum(2)  # [B, M, N]
+        if from_knn:
+            dist = dist.clamp(max=1e10)
+        values, index = dist.topk(k, dim=-1, largest=False, sorted=True)
+        return OpLaunch((xyz, center), {"is_from_knn": from_knn, "k": k}, {0: values, 1: index.int()})
+    return make
+
+
 def driving_cases() -> list[Case]:
     return [
         Case("Ascend/unique_v2", author="Ascend", repo="Ascend/DrivingSDK", commit=DRIVING_COMMIT,
@@ -1167,6 +1180,15 @@ def driving_cases() -> list[Case]:
                   "the int32 launches match torch; then fp32 copies the Muls result out with only a PIPE_V barrier "
                   "(pipe_race V->MTE3), and blocks whose ranges end and start on one value both write it "
                   "(gm_write_race, same value)"),
+        Case("Ascend/knn", author="Ascend", repo="Ascend/DrivingSDK", commit=DRIVING_COMMIT,
+             path="kernels/knn/op_kernel/knn.cpp", groups=(SORT, ARITH, MOVE), fmt="operator project",
+             include_roots=("kernels",), variants=(
+                 Variant("knn", "2 batches, 500 sources, 7 centers, k 16", _knn(2, 500, 7, 16, True)),
+                 Variant("knn", "1 batch, 1000 sources, 40 centers, k 5", _knn(1, 1000, 40, 5, False)),
+             ), licence="BSD-3-Clause",
+             note="Sort32 per 32 of a 384-source chunk, MrgSort into 4 runs and with the best so far, Extract of "
+                  "the k nearest. Its KnnTilingData has a bool field (isFromKnn); the TilingData page allows int8_t "
+                  "to uint64_t and float only"),
     ]
 
 
