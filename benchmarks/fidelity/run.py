@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import posixpath
 import re
 import sys
 import time
@@ -33,18 +34,20 @@ for path in (str(HERE), str(HERE.parent.parent)):  # the suite's modules; the pa
     if path not in sys.path:
         sys.path.insert(0, path)
 
-from sources import local_includes, provenance, repo_dir, sha256, vendored_reader  # noqa: E402
-from suite import CASES, GROUPS, Case, Launch, OpKernel, Variant  # noqa: E402
+from sources import local_includes, project_paths, provenance, repo_dir, sha256, vendored_reader  # noqa: E402
+from suite import CASES, GROUPS, Case, Launch, OpKernel, OpLaunch, Variant  # noqa: E402
 
 from torch_ascendgen.errors import (  # noqa: E402
     KernelBuildError,
     KernelCrashError,
     KernelTimeoutError,
+    OpProjectError,
     SimulatorError,
 )
 from torch_ascendgen.targets.sim import op_kernel  # noqa: E402
 from torch_ascendgen.targets.sim.build import build_sim_kernel  # noqa: E402
 from torch_ascendgen.targets.sim.op_host import OpDescription, ParamDecl  # noqa: E402
+from torch_ascendgen.targets.sim.op_project import OpProject  # noqa: E402
 from torch_ascendgen.targets.sim.simulator import SimKernel, compile_kernel  # noqa: E402
 
 TOLERANCES = {torch.float32: (1e-4, 1e-4), torch.float16: (2e-3, 2e-3), torch.bfloat16: (1.6e-2, 1.6e-2),
@@ -85,7 +88,16 @@ def verify_files(case: Case) -> list[str]:
 def case_files(case: Case) -> list[str]:
     """The repository paths of the case's vendored files: the kernel, its headers, its op's tiling header."""
     tiling = [case.op.tiling_header] if case.op and case.op.tiling_header else []
-    return [case.path, *kernel_headers(case).values(), *tiling]
+    return [case.path, *kernel_headers(case).values(), *tiling, *host_files(case)]
+
+
+def host_files(case: Case) -> list[str]:
+    """The op_host sources vendored with an operator project (its OpDef, InferShape and TilingFunc, the tiling
+    header): none when the case is not one, or its repository's host code was not vendored."""
+    if case.fmt != "operator project":
+        return []
+    read = vendored_reader(case.vendored)
+    return [p for p in project_paths(read, case.path, case.include_roots) if read(p) is not None]
 
 
 def kernel_headers(case: Case) -> dict[str, str]:
@@ -97,17 +109,21 @@ def kernel_source(case: Case) -> str:
     return (repo_dir(case.vendored) / case.path).read_text(encoding="utf-8", errors="surrogateescape")
 
 
-def build(case: Case, entry: str) -> SimKernel:
+def build(case: Case, entry: str) -> SimKernel | OpProject:
     """The one place a vendored kernel becomes a simulator kernel; raises UnsupportedFormat or KernelBuildError.
 
     A kernel-launch file builds like a bare kernel: compile_kernel makes its ``<<<>>>`` launcher C++ and the
-    entry is launched directly. An operator project's kernel builds as targets/sim/op_project.py builds it (the
-    DTYPE_<NAME> macros, the entry that takes the tiling key) from the dtypes its case names (``Case.op``); its
-    host code is not run: the case packs the tiling and passes the key. One without ``Case.op`` stops here."""
+    entry is launched directly. An operator project whose op_host sources are vendored with it runs through its own
+    OpDef and TilingFunc (targets/sim/op_project.py): built here is its host code, the kernel is built for the dtypes
+    of the first call (project_kernel). Without them, its kernel builds as op_project.py builds it (the
+    DTYPE_<NAME> macros, the entry that takes the tiling key) from the dtypes its case names (``Case.op``), and the
+    case packs the tiling and passes the key. One with neither stops here."""
     source = kernel_source(case)
     fmt = kernel_format(case, source)
     read = vendored_reader(case.vendored)
     headers = {name: read(path) for name, path in kernel_headers(case).items()}
+    if fmt == "operator project" and host_files(case):
+        return operator_project(case, source, headers)
     if fmt == "operator project":
         if case.op is None:
             raise UnsupportedFormat(fmt)
@@ -117,6 +133,30 @@ def build(case: Case, entry: str) -> SimKernel:
                                        header_name=Path(case.op.tiling_header).name)
         return SimKernel(build_sim_kernel(unit, op_kernel.ENTRY, headers), source, Path(case.path).name)
     return compile_kernel(source, entry, filename=Path(case.path).name, headers=headers)
+
+
+def operator_project(case: Case, source: str, headers: dict[str, str]) -> OpProject:
+    read = vendored_reader(case.vendored)
+    host, tiling, *_ = project_paths(read, case.path, case.include_roots)
+    if read(host) is None or read(tiling) is None:
+        raise UnsupportedFormat("operator project")  # a kernel without the op_host sources that feed it
+    # the op_host code's headers, by the name it includes them relative to op_host/
+    host_headers = [(name, read(path)) for name, path in local_includes(read, host, case.include_roots).items()
+                    if path != tiling]
+    project = OpProject((posixpath.basename(tiling), read(tiling)), (posixpath.basename(host), read(host)),
+                        (Path(case.path).name, source), host_headers=host_headers,
+                        kernel_headers=list(headers.items()))
+    try:
+        project.describe(case.soc or None)  # builds the host code
+    except OpProjectError as exc:
+        raise KernelBuildError(str(exc)) from None
+    return project
+
+
+def project_kernel(project: OpProject, case: Case) -> None:
+    """Builds the project's kernel for its first call's inputs, so that a build error counts as one."""
+    launch = case.variants[0].make(torch.Generator().manual_seed(SEED))
+    project.kernel(*launch.inputs, soc=case.soc or None)
 
 
 def operator_description(op: OpKernel) -> OpDescription:
@@ -164,7 +204,7 @@ def compile_cause(log: str) -> str:
     return "compile error"
 
 
-def compare(launch: Launch, args_after: tuple) -> str:
+def compare(launch: Launch | OpLaunch, args_after: tuple) -> str:
     """'' when every expected output matches, else what differs first."""
     for index, expected in launch.expected.items():
         got = args_after[index]
@@ -186,14 +226,20 @@ def compare(launch: Launch, args_after: tuple) -> str:
     return ""
 
 
-def run_variant(kernel: SimKernel, variant: Variant, soc: str = "") -> tuple[str, str]:
+def run_variant(kernel: SimKernel | OpProject, variant: Variant, soc: str = "") -> tuple[str, str]:
     """(cause, detail) of one launch; ('', '') when it is correct."""
     generator = torch.Generator().manual_seed(SEED)
     launch = variant.make(generator)
-    args = tuple(a.clone() if isinstance(a, torch.Tensor) else a for a in launch.args)
     try:
-        # every case comes from an operator or kernel-launch project, which bisheng builds with --cce-auto-sync
-        kernel.launch_isolated(launch.block_dim, *args, soc=soc or None, timeout=TIMEOUT_S, auto_sync=True)
+        if isinstance(launch, OpLaunch):
+            # its host code and kernel in a sandboxed child, the kernel with bisheng's --cce-auto-sync
+            args = kernel.run(*launch.inputs, soc=soc or None, **launch.attrs).outputs
+        else:
+            args = tuple(a.clone() if isinstance(a, torch.Tensor) else a for a in launch.args)
+            # every case comes from an operator or kernel-launch project, which bisheng builds with --cce-auto-sync
+            kernel.launch_isolated(launch.block_dim, *args, soc=soc or None, timeout=TIMEOUT_S, auto_sync=True)
+    except OpProjectError as exc:
+        return "operator project", str(exc).splitlines()[0][:200]
     except SimulatorError as exc:
         if variant.diagnostic == exc.kind:
             return "", ""
@@ -215,15 +261,20 @@ def run_case(case: Case) -> Result:
     if bad:
         result.cause, result.detail = "vendored file changed", ", ".join(bad)
         return result
-    kernels: dict[str, SimKernel] = {}
+    kernels: dict[str, SimKernel | OpProject] = {}
     try:
         for entry in dict.fromkeys(v.entry for v in case.variants):
             kernels[entry] = build(case, entry)
+            if isinstance(kernels[entry], OpProject):
+                project_kernel(kernels[entry], case)
     except UnsupportedFormat as exc:
         result.cause = str(exc)
         return _timed(result, started)
     except KernelBuildError as exc:
         result.cause, result.detail = compile_cause(exc.log or str(exc)), (exc.log or str(exc))[:400]
+        return _timed(result, started)
+    except OpProjectError as exc:  # the project's host code refused the first call
+        result.cause, result.detail = "operator project", str(exc)[:400]
         return _timed(result, started)
     result.compiled = True
     for variant in case.variants:

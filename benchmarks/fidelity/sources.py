@@ -79,3 +79,12 @@ def provenance(repo: str) -> dict[str, tuple[str, str]]:
             commit, digest, path = line.split(maxsplit=2)
             entries[path] = (commit, digest)
     return entries
+
+
+def project_paths(read: Callable[[str], str | None], kernel: str, roots: Sequence[str] = ()) -> list[str]:
+    """The op_host half of an operator project whose kernel is ``<root>/op_kernel/<op>.cpp``: its
+    ``<root>/op_host/<op>.cpp`` and ``<op>_tiling.h`` and the repository headers those include."""
+    root, name = posixpath.dirname(posixpath.dirname(kernel)), posixpath.splitext(posixpath.basename(kernel))[0]
+    host = posixpath.join(root, "op_host", f"{name}.cpp")
+    tiling = posixpath.join(root, "op_host", f"{name}_tiling.h")
+    return list(dict.fromkeys([host, tiling, *local_includes(read, host, roots).values()]))

@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import torch
+from host_tiling import host_tiling
 
 from torch_ascendgen.targets.sim.list_tensor import ListOf
 
@@ -42,13 +43,26 @@ class Launch:
 
 
 @dataclass(frozen=True)
+class OpLaunch:
+    """One call of an operator project, by its OpDef: the inputs, the attributes by name, and ``expected`` {output
+    index: what that output holds, from its first element}. The project's own host code (InferShape, TilingFunc)
+    decides the block count, the tiling and the workspace."""
+
+    inputs: tuple
+    attrs: Mapping[str, object]
+    expected: Mapping[int, torch.Tensor]
+    atol: float | None = None
+    rtol: float | None = None
+
+
+@dataclass(frozen=True)
 class Variant:
     """One launch of ``entry``. ``diagnostic``: the launch does something undefined upstream (the note says what),
     and the simulator is right when it stops it with this diagnostic kind."""
 
     entry: str
     label: str  # dtype and shape, as the table shows it
-    make: Callable[[torch.Generator], Launch]
+    make: Callable[[torch.Generator], Launch | OpLaunch]
     diagnostic: str = ""
 
 
@@ -706,6 +720,32 @@ def _tencent_rope(dtype, tokens: int, heads: int, kv_heads: int, head: int, max_
     return make
 
 
+def _tencent_rmsnorm(dtype, rows: int, hidden: int, host_api: bool = False):
+    """One block per row, each handing RmsNorm its row. The tiling (RmsNormTiling's 12 words, then eps) as
+    InvokeRmsLayerNorm fills it by hand: the shape [1, rows, hidden], one row per pass (mainBsLength 1, loopRound 1),
+    mainBshLength = mainBsLengthAlign = hidden, which also sizes the kernel's workspace. ``host_api``: the struct from
+    GetRmsNormTilingInfo for the one row a block normalises, with the least workspace the helper accepts."""
+    def make(g):
+        x, gamma = uniform(g, (rows, hidden), -2, 2, dtype), uniform(g, (hidden,), 0.5, 1.5, dtype)
+        xf = x.float()
+        expected = (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + 1e-6) * gamma.float()).to(dtype)
+        if host_api:
+            size = x.element_size()
+            least = 4 * (8 + hidden * (2 if size == 2 else 1))
+            shape = f"{{1, {rows}, {hidden}}}"
+            tiling = host_tiling("RmsNormTiling", f"GetRmsNormTilingInfo({shape}, {shape}, {least}, {size}, t)")
+        else:
+            tiling = pack("4If7I", 1, rows, hidden, hidden, 1.0 / hidden, hidden, 1, hidden, 1, 0, 0, 0)
+        return Launch(rows, (x, gamma, torch.zeros_like(x), tiling + pack("f", 1e-6)), {2: expected})
+    return make
+
+
+_RMSNORM_ROWS = ("InvokeRmsLayerNorm's tiling describes all the rows ([1, m, H]: RmsNorm.md's srcLocal shape) while "
+                 "each block hands RmsNorm one row: RmsNorm of the tiling's shape overruns the block's buffers (the "
+                 "simulator reads the shape from the tiling; on the NPU the kernel relies on CANN's implementation "
+                 "reading only its one-row pass plan, which the pages call opaque). One row (m = 1) is consistent")
+
+
 def tencent_cases() -> list[Case]:
     base = "3rdparty/LLM_kernels/csrc/kernels/ascend/"
     common = dict(author="Tencent", repo="Tencent/KsanaLLM", commit=TENCENT_COMMIT, licence="Apache-2.0",
@@ -744,6 +784,19 @@ def tencent_cases() -> list[Case]:
                  Variant("InvokeRotaryEmbeddingHalfKernel", "fp16 3 tokens, 8 q / 8 kv heads of 128",
                          _tencent_rope(torch.half, 3, 8, 8, 128, 16)),
              ), **common),
+        Case("Tencent/rmsnorm_kernel", path=base + "rmsnorm/rmsnorm_kernel.cc", groups=(HIGH, MOVE, DEBUG),
+             variants=(
+                 Variant("InvokeRmsNormFloatKernel", "fp32 1x512", _tencent_rmsnorm(torch.float, 1, 512)),
+                 Variant("InvokeRmsNormHalfKernel", "fp16 1x1024", _tencent_rmsnorm(torch.half, 1, 1024)),
+                 Variant("InvokeRmsNormFloatKernel", "fp32 1x4096, tiling from GetRmsNormTilingInfo",
+                         _tencent_rmsnorm(torch.float, 1, 4096, host_api=True)),
+                 Variant("InvokeRmsNormHalfKernel", "fp16 1x2048, tiling from GetRmsNormTilingInfo",
+                         _tencent_rmsnorm(torch.half, 1, 2048, host_api=True)),
+                 Variant("InvokeRmsNormFloatKernel", "fp32 4x4096 (the repository's test shape)",
+                         _tencent_rmsnorm(torch.float, 4, 4096), diagnostic="local_overrun"),
+                 Variant("InvokeRmsNormHalfKernel", "fp16 4x4096 (the repository's test shape)",
+                         _tencent_rmsnorm(torch.half, 4, 4096), diagnostic="local_overrun"),
+             ), note=_RMSNORM_ROWS, **common),
         Case("Tencent/argmax_kernel", path=base + "argmax/argmax_kernel.cc", groups=(ARITH, MOVE), variants=(
             Variant("InvokeArgmaxFloatKernel", "fp32 20x512", _tencent_argmax(torch.float, 20, 512, 2)),
             Variant("InvokeArgmaxHalfKernel", "fp16 5x1024", _tencent_argmax(torch.half, 5, 1024, 4)),
@@ -1276,9 +1329,72 @@ def xllm_cases() -> list[Case]:
              ), note="the key and value caches arrive as ListTensorDesc lists (one tensor per layer); the beams move "
                      "in place, upward then downward, with CrossCoreSetFlag<0>/CrossCoreWaitFlag between each "
                      "round's reads and writes"),
+
+
+# ---- Ascend/DrivingSDK: kernels/ operator projects (BSD-3-Clause) -----------------------------------------------
+# msopgen layout: op_host/<op>.cpp (OpDef, InferShape, TilingFunc) and <op>_tiling.h, op_kernel/<op>.cpp and <op>.h;
+# run through their own host code (targets/sim/op_project.py).
+
+DRIVING_COMMIT = "e667017eb751b614c128c9c81812634cae362ee4"
+
+
+def _unique(dtype, size: int, high: int, distinct: bool = False):
+    """unique_v2: the sorted distinct values of the flattened input (ascending) in the first uniqueCnt elements of
+    the output, and uniqueCnt. Values pass through float (Muls by -1, Sort32 descending), so integers stay small.
+    ``distinct``: a permutation of ``size`` values from -``high``, so no two blocks end and start on one value."""
+    def make(g):
+        if distinct:
+            x = (torch.randperm(size, generator=g) - high).to(dtype)
+        else:
+            x = integers(g, (size,), -high, high).to(dtype)
+        values = torch.unique(x)
+        return OpLaunch((x,), {}, {0: values, 1: torch.tensor([values.numel()], dtype=torch.int32)})
+    return make
+
+
+def _knn(batch: int, sources: int, centers: int, k: int, from_knn: bool):
+    """knn: for each center (center_xyz [B, M, 3]) the k nearest of the N sources (xyz [B, 3, N]) by squared
+    distance, nearest first: dist [B, M, k] (squared distances) and idx [B, M, k] (int32 source indices)."""
+    def make(g):
+        xyz, center = uniform(g, (batch, 3, sources), -4, 4), uniform(g, (batch, centers, 3), -4, 4)
+        dist = ((xyz[:, None, :, :] - center[:, :, :, None]) ** 2).sum(2)  # [B, M, N]
+        if from_knn:
+            dist = dist.clamp(max=1e10)
+        values, index = dist.topk(k, dim=-1, largest=False, sorted=True)
+        return OpLaunch((xyz, center), {"is_from_knn": from_knn, "k": k}, {0: values, 1: index.int()})
+    return make
+
+
+def driving_cases() -> list[Case]:
+    return [
+        Case("Ascend/unique_v2", author="Ascend", repo="Ascend/DrivingSDK", commit=DRIVING_COMMIT,
+             path="kernels/unique_v2/op_kernel/unique_v2.cpp", groups=(SORT, MOVE, ARITH), fmt="operator project",
+             variants=(
+                 Variant("unique_v2", "int32 1000 in [-300, 300), one tile", _unique(torch.int32, 1000, 300)),
+                 Variant("unique_v2", "int32 20000 distinct, three tiles on three blocks",
+                         _unique(torch.int32, 20000, 10000, distinct=True)),
+                 Variant("unique_v2", "fp16 20000 in [-500, 500), three tiles on three blocks",
+                         _unique(torch.half, 20000, 500)),
+                 Variant("unique_v2", "fp32 9000 in [-2000, 2000), two tiles", _unique(torch.float, 9000, 2000)),
+             ), licence="BSD-3-Clause",
+             note="Sort32 per 32, MrgSort up to a tile of 8192, MrgSort across blocks in GM ordered by IBSet/IBWait "
+                  "and SyncAll, then GatherMask/Compare for the distinct values. Compare writes its bit mask to a "
+                  "LocalTensor<uint16_t>, which Compare.md does not list (uint8_t on Atlas A2/A3). With that allowed "
+                  "the int32 launches match torch; then fp32 copies the Muls result out with only a PIPE_V barrier "
+                  "(pipe_race V->MTE3), and blocks whose ranges end and start on one value both write it "
+                  "(gm_write_race, same value)"),
+        Case("Ascend/knn", author="Ascend", repo="Ascend/DrivingSDK", commit=DRIVING_COMMIT,
+             path="kernels/knn/op_kernel/knn.cpp", groups=(SORT, ARITH, MOVE), fmt="operator project",
+             include_roots=("kernels",), variants=(
+                 Variant("knn", "2 batches, 500 sources, 7 centers, k 16", _knn(2, 500, 7, 16, True)),
+                 Variant("knn", "1 batch, 1000 sources, 40 centers, k 5", _knn(1, 1000, 40, 5, False)),
+             ), licence="BSD-3-Clause",
+             note="Sort32 per 32 of a 384-source chunk, MrgSort into 4 runs and with the best so far, Extract of "
+                  "the k nearest. Its KnnTilingData has a bool field (isFromKnn); the TilingData page allows int8_t "
+                  "to uint64_t and float only"),
     ]
 
 
 CASES: list[Case] = [*ggml_cases(), *sgl_cases(), *tencent_cases(), *opencv_cases(), *infinicore_cases(),
                      *vllm_cases(), *duoduoyi_cases(), *mindspore_cases(),
-                     *xllm_cases()]
+                     *xllm_cases(), *driving_cases()]

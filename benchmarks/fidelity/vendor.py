@@ -22,7 +22,7 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
-from sources import PROVENANCE_FILE, local_includes, repo_dir, sha256  # noqa: E402
+from sources import PROVENANCE_FILE, local_includes, project_paths, repo_dir, sha256  # noqa: E402
 from suite import CASES  # noqa: E402
 
 LICENCE_NAMES = ("LICENSE", "LICENSE.txt", "LICENSE.md", "LICENCE", "COPYING", "NOTICE", "NOTICE.txt")
@@ -52,6 +52,8 @@ def vendor(mirrors: Path) -> None:
         paths = [case.path, *local_includes(read, case.path, case.include_roots).values()]
         if case.op and case.op.tiling_header:
             paths.append(case.op.tiling_header)
+        if case.fmt == "operator project":  # its op_host half, where the repository has one
+            paths += [p for p in project_paths(read, case.path, case.include_roots) if read_bytes(p) is not None]
         if not case.snapshot:
             paths += [name for name in LICENCE_NAMES if read_bytes(name) is not None]
         for path in paths:

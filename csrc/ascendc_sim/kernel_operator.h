@@ -50,5 +50,7 @@
 #include "sim/data_cache.h"
 // Mixed AIC/AIV launches (issue 14): flags between vector cores (the kernel types: core.h, sim/kernel_type.h).
 #include "sim/cross_core.h"
+// Inter-block synchronisation through GM (fidelity suite: DrivingSDK unique_v2).
+#include "sim/ib_sync.h"
 // last: what the NPU compiler provides beside the API
 #include "sim/compiler_compat.h"

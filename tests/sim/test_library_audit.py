@@ -200,3 +200,17 @@ def test_a_minimal_kernel_has_no_system_call_and_only_the_runtimes_imports():
     library = build_sim_kernel(MINIMAL_KERNEL + CONTRACT_EXPORT, ENTRY).library
     audit_library(library)
     assert load_time_entries(read_elf(library)) == baseline_entries()
+
+
+def test_a_kernel_on_the_sort_apis_passes_the_audit():
+    """Sort32's model sorts with std::stable_sort, whose buffer comes from operator new(std::nothrow): the tag
+    object std::nothrow is an import the audit takes (DrivingSDK's unique_v2 through an operator project)."""
+    body = """AscendC::TPipe pipe;
+        AscendC::TBuf<AscendC::TPosition::VECCALC> buf;
+        pipe.InitBuffer(buf, 4096);
+        AscendC::LocalTensor<float> all = buf.Get<float>();
+        AscendC::Sort32<float>(all[256], all, all[64].ReinterpretCast<uint32_t>(), 1);"""
+    source = BASE.format(top="", body=body)
+    library = compile_kernel(source, find_entry(source), contract=True).build.library
+    assert "_ZSt7nothrow" in read_elf(library).imports
+    audit_library(library)

@@ -388,3 +388,35 @@ def test_a_struct_registered_for_a_tiling_key_is_read_under_that_key(add_custom)
         source = kernel_source(description, 0, header, add_custom.op_kernel[1], tiling_key=key)
         registered = f"::optiling::ascendgen_registered_tiling_{struct_type}::type"
         assert f"#define ASCENDGEN_OP_TILING_TYPE {registered}\n" in source
+
+
+def test_a_kernel_with_its_own_header_beside_it(tmp_path):
+    """op_kernel/*.h go to the kernel build (DrivingSDK's projects keep the kernel class in op_kernel/<op>.h)."""
+    root = tmp_path / "add_custom"
+    for part in ("op_host", "op_kernel"):
+        (root / part).mkdir(parents=True)
+    for name in ("add_custom.cpp", "add_custom_tiling.h"):
+        (root / "op_host" / name).write_text((PROJECTS / "add_custom/op_host" / name).read_text())
+    kernel = (PROJECTS / "add_custom/op_kernel/add_custom.cpp").read_text()
+    entry = kernel.index('extern "C"')
+    (root / "op_kernel/add_custom_class.h").write_text(kernel[:entry])
+    (root / "op_kernel/add_custom.cpp").write_text('#include "add_custom_class.h"\n' + kernel[entry:])
+    project = OpProject.from_directory(root)
+    assert [name for name, _ in project.kernel_headers] == ["add_custom_class.h"]
+    x, y = torch.randn(2, 96), torch.randn(2, 96)
+    torch.testing.assert_close(project(x, y), x + y)
+
+
+def test_a_tiling_header_with_host_only_includes_builds_into_the_kernel(tmp_path):
+    """A tiling header that includes its TilingFunc's headers (register/op_def_registry.h, the platform API) still
+    gives the kernel its TilingData: the kernel side skips those (DrivingSDK's knn_tiling.h includes both)."""
+    root = tmp_path / "add_custom"
+    for part in ("op_host", "op_kernel"):
+        (root / part).mkdir(parents=True)
+    tiling = (PROJECTS / "add_custom/op_host/add_custom_tiling.h").read_text()
+    host_only = '#include "register/op_def_registry.h"\n#include "tiling/platform/platform_ascendc.h"\n'
+    (root / "op_host/add_custom_tiling.h").write_text(host_only + tiling)
+    (root / "op_host/add_custom.cpp").write_text((PROJECTS / "add_custom/op_host/add_custom.cpp").read_text())
+    (root / "op_kernel/add_custom.cpp").write_text((PROJECTS / "add_custom/op_kernel/add_custom.cpp").read_text())
+    x, y = torch.randn(3, 64), torch.randn(3, 64)
+    torch.testing.assert_close(OpProject.from_directory(root)(x, y), x + y)

@@ -473,6 +473,25 @@ def test_gather_mask_counter_mode_takes_mask_elements_per_repeat_on_a2():
     check_gather_mask(src, out, kept, torch.float16, index)
 
 
+def test_gather_mask_counter_mode_mask_beyond_one_repeat_of_lanes_reads_on_with_block_stride_1():
+    # GatherMask.md 配置方式一 figure: uint32_t, mask 70, repeatTimes 2, src0RepeatStride 4, pattern 0xAAAAAAAA (odd
+    # lanes), src1RepeatStride 0: elements 2, 4, ..., 70 then 34, ..., 102 (1-based).
+    src, _, out, kept = run_gather_mask(torch.float32, pattern=0, reduce=1, mask=70, repeat=2, rep=4,
+                                        pattern_words=[0xAAAAAAAA] * 8)
+    index = torch.tensor([i for i in range(70) if i % 2 == 1] + [32 + i for i in range(70) if i % 2 == 1])
+    check_gather_mask(src, out, kept, torch.float32, index)
+    with pytest.raises(SimulatorError) as info:  # with another block stride such a repeat is not documented
+        run_gather_mask(torch.float32, pattern=1, reduce=1, mask=70, blk=2, repeat=1, rep=8)
+    assert info.value.kind == "bad_mask" and "src0BlockStride 2" in info.value.message
+
+
+def test_gather_mask_takes_more_than_255_repeats():
+    # GatherMaskParams.repeatTimes is uint16_t and GatherMask.md gives it no range below that (DrivingSDK's unique_v2
+    # runs 256 repeats of float pairs).
+    src, _, out, kept = run_gather_mask(torch.float32, pattern=1, repeat=256, rep=8, nsrc=16384, nout=8192)
+    check_gather_mask(src, out, kept, torch.float32, torch.arange(0, 16384, 2))
+
+
 def test_gather_mask_counter_mode_takes_mask_elements_in_all_on_310p():
     src, _, out, kept = run_gather_mask(torch.float16, pattern=2, reduce=1, mask=300, repeat=1, rep=8,
                                         soc="Ascend310P3")

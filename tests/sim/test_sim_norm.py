@@ -318,11 +318,25 @@ def test_rms_norm_rules(kernel):
     y, _, _, _, _ = run(kernel, FLOAT, 8, x, gamma, gamma)  # B*S = 8, H = 64: a basic block
     torch.testing.assert_close(y, rms_ref(x, gamma, 64).float(), **tol(torch.float32))
     # below the minimum, GetRmsNormTilingInfo refuses and leaves the tiling empty, which the kernel reports
-    err = expect_error("bad_argument", run, kernel, FLOAT, 6, x, gamma, gamma, tmp_bytes=2 * 64 * 4 + 32)
+    err = expect_error("bad_argument", run, kernel, FLOAT, 6, x, gamma, gamma, tmp_bytes=4 * (8 + 64) - 32)
     assert err.line == line_of("// @rms") and "tiling's shape is empty" in err.message
     row = 3 * 64 * 4 + 64
     err = expect_error("local_overrun", run, kernel, FLOAT, 0, x, gamma, gamma, tmp_bytes=row - 32)
     assert err.line == line_of("// @ln_tmp") and f"at least {row} bytes" in err.message
+
+
+@pytest.mark.parametrize("dtype", [FLOAT, HALF])
+def test_rms_norm_runs_in_the_workspace_public_kernels_give_it(kernel, dtype):
+    """RmsNorm's minimum is the row sums (8 floats for one row) and x^2 in float, plus a float copy of x for half: what
+    Tencent KsanaLLM's rmsnorm_kernel allocates (mainBsLengthAlign + mainBshLength floats, + mainBshLength for half)."""
+    t = DTYPES[dtype]
+    x, gamma, _ = data(2, 4, 64, t, seed=10)
+    least = 4 * (8 + 64 * (2 if dtype == HALF else 1))
+    assert struct.unpack_from("<10I", tiling_bytes(kernel, 2, 4, 64, 64, x.element_size(), least))[7] == least
+    y, _, _, _, _ = run(kernel, dtype, 6, x, gamma, gamma, tmp_bytes=least)  # one row per pass
+    torch.testing.assert_close(y, rms_ref(x, gamma, 64).to(t), **tol(t))
+    err = expect_error("bad_argument", run, kernel, dtype, 6, x, gamma, gamma, tmp_bytes=least - 32)
+    assert "tiling's shape is empty" in err.message
 
 
 def test_tiling_planned_for_more_workspace_is_reported(kernel):
@@ -342,7 +356,7 @@ def test_host_helpers(kernel):
     data_ = tiling_bytes(kernel, 2, 3, 64, 60, 4, 2 * (3 * 64 * 4 + 64) + 4)
     head = struct.unpack_from("<10I", data_)
     assert head[:5] == (2, 3, 64, 60, 2 * (3 * 64 * 4 + 64) + 4)
-    assert head[5:9] == (3 * 64 * 4 + 64, 6 * (3 * 64 * 4 + 64), 2 * 64 * 4 + 64, 6 * (2 * 64 * 4 + 64))
+    assert head[5:9] == (3 * 64 * 4 + 64, 6 * (3 * 64 * 4 + 64), 4 * (8 + 64), 4 * (8 + 6 * 64))
     assert head[9] == 1  # GetRmsNormTilingInfo succeeded
     ln = struct.unpack_from("<25If", data_, 40)
     assert ln[:4] == (2, 3, 64, 60) and ln[24] == 2  # bsCurLength: two rows fit
@@ -358,3 +372,41 @@ def test_cost(kernel):
     assert report.vector_ops()["LayerNorm"] == (1, 8 * repeats)
     _, _, _, _, report = run(kernel, FLOAT, 6, x, gamma, beta)
     assert report.vector_ops()["RmsNorm"] == (1, 5 * repeats)
+
+
+CANN_NAMES = r"""
+#include "kernel_tiling/kernel_tiling.h"
+#include "lib/rmsnorm/rmsnorm.h"
+using namespace AscendC;
+
+struct Args { RmsNormTiling rms; float eps; };
+
+extern "C" __global__ __aicore__ void rms_row(GM_ADDR x, GM_ADDR gamma, GM_ADDR y, Args args)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> bx, bg, by, bt;
+    uint32_t h = args.rms.hLength;
+    pipe.InitBuffer(bx, h * 4), pipe.InitBuffer(bg, h * 4), pipe.InitBuffer(by, h * 4);
+    pipe.InitBuffer(bt, (args.rms.mainBsLengthAlign + args.rms.mainBshLength) * 4);
+    GlobalTensor<float> xg, gg, yg;
+    xg.SetGlobalBuffer((__gm__ float*)x, h), gg.SetGlobalBuffer((__gm__ float*)gamma, h);
+    yg.SetGlobalBuffer((__gm__ float*)y, h);
+    LocalTensor<float> xl = bx.Get<float>(), gl = bg.Get<float>(), yl = by.Get<float>();
+    DataCopy(xl, xg, h), DataCopy(gl, gg, h);
+    PipeBarrier<PIPE_ALL>();
+    RmsNorm<float>(yl, xl, gl, bt.Get<uint8_t>(), args.eps, args.rms);
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yg, yl, h);
+}
+"""
+
+
+def test_cann_header_names_reach_the_api():
+    """kernel_tiling/kernel_tiling.h and lib/rmsnorm/rmsnorm.h, as CANN names them (Tencent KsanaLLM's kernel includes
+    both); a float row in the least workspace: 8 floats of row sums and a float row of x^2."""
+    kernel = compile_kernel(CANN_NAMES, entry="rms_row")
+    x, gamma, _ = data(1, 1, 128, torch.float32, seed=11)
+    y = torch.zeros(128)
+    tiling = struct.pack("<4If7If", 1, 1, 128, 128, 1 / 128, 128, 1, 8, 1, 0, 0, 0, EPS)
+    kernel.launch(1, x.reshape(-1), gamma, y, tiling)
+    torch.testing.assert_close(y, rms_ref(x, gamma, 128).reshape(-1).float(), **tol(torch.float32))

@@ -61,3 +61,12 @@ inline std::common_type_t<T, U> max(T a, U b) {
     using R = std::common_type_t<T, U>;
     return static_cast<R>(a) < static_cast<R>(b) ? static_cast<R>(b) : static_cast<R>(a);
 }
+
+// The toolkit's compile-time type test that kernels use beside the API pages' Std::is_same (DrivingSDK's unique_v2
+// among them): IsSameType<T, U>::value.
+namespace AscendC {
+template <typename T, typename U>
+struct IsSameType {
+    static constexpr bool value = std::is_same<T, U>::value;
+};
+}  // namespace AscendC

@@ -77,6 +77,9 @@ struct LaunchState {
     // flag and core the times of its sets.
     std::vector<uint8_t> core_done;
     std::vector<std::vector<double>> cross_sets;
+    // IBSet/IBWait (sim/ib_sync.h), under barrier_mutex: blocks waiting in IBWait, and when each flag was set.
+    uint32_t ib_waiting = 0;
+    std::vector<std::pair<uint64_t, double>> ib_set_time;  // (flag address, core time of the IBSet)
 };
 
 struct TPipeState;

@@ -167,14 +167,14 @@ struct GatherMaskPlan {
 
 // reduceMode false: repeatTimes repeats of 256 bytes. true (counter mode): on Atlas A2/A3 `mask`
 // elements in each of repeatTimes repeats; on 310P `mask` elements in all (GatherMask.md 配置方式一/二).
+// repeatTimes is GatherMaskParams' uint16_t, not the other APIs' uint8_t, and GatherMask.md states no range below
+// that type's: 256 and more are taken (DrivingSDK's unique_v2 gathers 8192 float pairs in 256 repeats).
 template <typename T>
-GatherMaskPlan gather_mask_plan(const CoreState& c, bool reduce_mode, uint32_t mask, uint16_t repeat, Loc loc) {
+GatherMaskPlan gather_mask_plan(const CoreState& c, bool reduce_mode, uint32_t mask, uint16_t repeat,
+                                uint8_t src0_block_stride, Loc loc) {
     constexpr uint32_t lanes = 256 / sizeof(T);
     GatherMaskPlan g;
-    if (!reduce_mode) {
-        ascendc_sim::check_repeat(repeat, "GatherMask", loc);
-        return GatherMaskPlan{repeat, lanes, 0};
-    }
+    if (!reduce_mode) return GatherMaskPlan{repeat, lanes, 0};
     if (mask == 0)
         fail(Diag::BadMask, loc,
              "GatherMask in counter mode (reduceMode = true) with mask 0; the mask is an element count from 1. "
@@ -186,13 +186,14 @@ GatherMaskPlan gather_mask_plan(const CoreState& c, bool reduce_mode, uint32_t m
         if (g.tail == lanes) g.tail = 0;
         return g;
     }
-    ascendc_sim::check_repeat(repeat, "GatherMask", loc);
-    if (mask > lanes)
+    // GatherMask.md's 配置方式一 figure: mask 70 of uint32_t with src0BlockStride 1 reads 70 consecutive elements
+    // (and 70 pattern bits) per repeat. With other block strides such a repeat's layout is not documented.
+    if (mask > lanes && src0_block_stride != 1)
         fail(Diag::BadMask, loc,
              "GatherMask in counter mode on %s takes mask elements per repeat; mask %u is more than the %u elements "
-             "of %zu bytes in one 256-byte repeat, which the simulator does not model (the documentation does not "
-             "say how such a repeat is laid out). Use mask <= %u with more repeats.",
-             c.soc().name, mask, lanes, sizeof(T), lanes);
+             "of %zu bytes in one 256-byte repeat with src0BlockStride %u, which the simulator does not model (the "
+             "documentation shows such a repeat only with src0BlockStride 1). Use mask <= %u with more repeats.",
+             c.soc().name, mask, lanes, sizeof(T), unsigned(src0_block_stride), lanes);
     return GatherMaskPlan{repeat, mask, 0};
 }
 
@@ -264,7 +265,7 @@ void gather_mask_builtin(const LocalTensor<T>& dst, const LocalTensor<T>& src0, 
     check_builtin_pattern(c, pattern, loc);
     ascendc_sim::check_operand(src0, 0, "GatherMask", "src0", loc);
     ascendc_sim::check_operand(dst, 0, "GatherMask", "dst", loc);
-    GatherMaskPlan g = gather_mask_plan<T>(c, reduce_mode, mask, params.repeatTimes, loc);
+    GatherMaskPlan g = gather_mask_plan<T>(c, reduce_mode, mask, params.repeatTimes, params.src0BlockStride, loc);
     kept = gather_mask_run(dst, src0, params, g,
                            [&](uint64_t, uint32_t lane) { return builtin_pattern_keeps(pattern, lane); }, loc);
     leave_normal_mode(c);
@@ -287,7 +288,7 @@ void gather_mask_custom(const LocalTensor<T>& dst, const LocalTensor<T>& src0, c
              sizeof(T) == 2 ? "uint16_t" : "uint32_t");
     ascendc_sim::check_operand(src0, 0, api, "src0", loc);
     ascendc_sim::check_operand(dst, 0, api, "dst", loc);
-    GatherMaskPlan g = gather_mask_plan<T>(c, reduce_mode, mask, params.repeatTimes, loc);
+    GatherMaskPlan g = gather_mask_plan<T>(c, reduce_mode, mask, params.repeatTimes, params.src0BlockStride, loc);
     const uint64_t pitch = uint64_t(params.src1RepeatStride) * 32;
     uint64_t bits_end = 0;
     for (uint64_t r = 0; r < g.repeats; ++r) bits_end = std::max(bits_end, r * pitch * 8 + g.lanes_in(r));

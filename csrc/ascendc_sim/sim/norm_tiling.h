@@ -7,7 +7,7 @@
 // the rows planned per pass (bsCurLength, mainBsLength, aCurLength) to check that the workspace is there.
 //
 // Temporary space (ours): a row of H elements in flight needs `floats` float rows (LayerNorm 3: centred x, its
-// square, the result; RmsNorm 2) plus 64 bytes; min = one row, max = every row.
+// square, the result) plus 64 bytes; RmsNorm: see rms_tmp_bytes. min = one row, max = every row.
 #pragma once
 #include <cstdint>
 
@@ -262,7 +262,6 @@ struct NormalizePara {
 namespace norm_model {
 
 constexpr uint32_t kLayerNormFloats = 3;
-constexpr uint32_t kRmsNormFloats = 2;
 
 constexpr uint32_t align_up(uint32_t value, uint32_t unit) { return (value + unit - 1) / unit * unit; }
 
@@ -271,6 +270,21 @@ constexpr uint32_t row_tmp_bytes(uint32_t h, uint32_t floats) { return floats * 
 constexpr uint32_t rows_per_pass(uint32_t rows, uint32_t h, uint32_t floats, uint32_t workspace) {
     uint32_t fit = h == 0 ? 0 : workspace / row_tmp_bytes(h, floats);
     return fit < rows ? fit : rows;
+}
+
+// RmsNorm's temporary space for `rows` rows in flight: the row sums (rows aligned to 8 floats) and x^2 in float, and
+// for half a float copy of x too. Ours, sized as public kernels give it (Tencent KsanaLLM's rmsnorm_kernel.cc: a
+// workspace of mainBsLengthAlign + mainBshLength floats, plus mainBshLength more for half), so that they fit.
+constexpr uint32_t rms_tmp_bytes(uint32_t rows, uint32_t h, uint32_t type_size) {
+    return 4u * (align_up(rows, 8u) + rows * h * (type_size == 2 ? 2u : 1u));
+}
+
+constexpr uint32_t rms_rows_per_pass(uint32_t rows, uint32_t h, uint32_t type_size, uint32_t workspace) {
+    uint32_t per_row = 4u * h * (type_size == 2 ? 2u : 1u);
+    uint32_t fit = per_row == 0 ? 0 : workspace / per_row;
+    if (fit > rows) fit = rows;
+    while (fit > 0 && rms_tmp_bytes(fit, h, type_size) > workspace) --fit;
+    return fit;
 }
 
 constexpr LayerNormTiling layer_norm(uint32_t b, uint32_t s, uint32_t h, uint32_t ori_h, uint32_t workspace) {
@@ -311,9 +325,10 @@ constexpr LayerNormSeparateTiling layer_norm_separate(uint32_t a, uint32_t r, ui
     return t;
 }
 
-constexpr RmsNormTiling rms_norm(uint32_t b, uint32_t s, uint32_t h, uint32_t ori_h, uint32_t workspace) {
+constexpr RmsNormTiling rms_norm(uint32_t b, uint32_t s, uint32_t h, uint32_t ori_h, uint32_t type_size,
+                                 uint32_t workspace) {
     RmsNormTiling t{};
-    uint32_t bs = b * s, rows = rows_per_pass(bs, h, kRmsNormFloats, workspace);
+    uint32_t bs = b * s, rows = rms_rows_per_pass(bs, h, type_size, workspace);
     t.bLength = b, t.sLength = s, t.hLength = h, t.originalHLength = ori_h;
     t.reciprocalOfHLength = ori_h == 0 ? 0.0f : 1.0f / static_cast<float>(ori_h);
     t.mainBshLength = rows * h, t.mainBsLength = rows, t.mainBsLengthAlign = align_up(rows, 8);

@@ -56,17 +56,24 @@ Rows resolve_bsh(const char* api, uint32_t b, uint32_t s, uint32_t h, uint32_t o
     return Rows{b * s, h, ori_h};
 }
 
-// The temporary space: a row in flight at least; a tiling planned for `planned_rows` must fit what is given.
-inline void check_workspace(const char* api, const LocalTensor<uint8_t>* tmp, const Rows& r, uint32_t floats,
-                            uint32_t planned_rows, std::initializer_list<Span> operands, Loc loc) {
-    hl_detail::check_tmp(api, tmp, norm_model::row_tmp_bytes(r.h, floats), operands, loc);
-    uint64_t planned = uint64_t(planned_rows < r.rows ? planned_rows : r.rows) * norm_model::row_tmp_bytes(r.h, floats);
+// The temporary space: a row in flight at least (min_bytes); a tiling planned for `planned_rows` rows per pass
+// (needing `planned` bytes) must fit what is given.
+inline void check_workspace_bytes(const char* api, const LocalTensor<uint8_t>* tmp, uint64_t min_bytes,
+                                  uint32_t planned_rows, uint64_t planned, std::initializer_list<Span> operands,
+                                  Loc loc) {
+    hl_detail::check_tmp(api, tmp, min_bytes, operands, loc);
     if (tmp != nullptr && planned > tmp->GetSize())
         ascendc_sim::fail(Diag::LocalOverrun, loc,
                           "%s: the tiling was computed for %u rows per pass (%llu bytes of temporary space) but "
                           "sharedTmpBuffer has only %u bytes; the API would write past it. Pass the tmp buffer's size "
                           "as the stack buffer size to the host tiling function.",
                           api, planned_rows, (unsigned long long)planned, (unsigned)tmp->GetSize());
+}
+
+inline void check_workspace(const char* api, const LocalTensor<uint8_t>* tmp, const Rows& r, uint32_t floats,
+                            uint32_t planned_rows, std::initializer_list<Span> operands, Loc loc) {
+    uint64_t planned = uint64_t(planned_rows < r.rows ? planned_rows : r.rows) * norm_model::row_tmp_bytes(r.h, floats);
+    check_workspace_bytes(api, tmp, norm_model::row_tmp_bytes(r.h, floats), planned_rows, planned, operands, loc);
 }
 
 inline void apart(const char* api, const Span& out, std::initializer_list<Span> others, Loc loc) {
@@ -322,7 +329,10 @@ void rms_norm(const LocalTensor<T>& y, const LocalTensor<T>& x, const LocalTenso
     Span sg = hl_detail::span(gamma, r.h, "gammaLocal");
     hl_detail::check_apart(api, sy, sg, false, loc);  // "dstLocal和gammaLocal的Tensor空间不允许复用"
     hl_detail::check_apart(api, sy, sx, true, loc);   // assumed: in place is allowed, partial overlap is not
-    check_workspace(api, tmp, r, norm_model::kRmsNormFloats, tiling.mainBsLength, {sy, sx, sg}, loc);
+    uint32_t planned_rows = tiling.mainBsLength < r.rows ? tiling.mainBsLength : r.rows;
+    uint64_t planned = norm_model::rms_tmp_bytes(planned_rows, r.h, sizeof(T));
+    check_workspace_bytes(api, tmp, norm_model::rms_tmp_bytes(1, r.h, sizeof(T)), tiling.mainBsLength, planned,
+                          {sy, sx, sg}, loc);
     std::vector<float> out(r.elements());
     for (uint32_t i = 0; i < r.rows; ++i) {
         double sq = 0.0;
@@ -338,7 +348,7 @@ void rms_norm(const LocalTensor<T>& y, const LocalTensor<T>& x, const LocalTenso
         for (uint32_t j = 0; j < r.h; ++j)
             y.GetPhyAddrPtr()[uint64_t(i) * r.h + j] =
                 j < r.ori_h ? T(out[uint64_t(i) * r.h + j]) : hl_detail::poison_value<T>();
-    hl_detail::poison_tmp(tmp, uint64_t(r.rows) * norm_model::row_tmp_bytes(r.h, norm_model::kRmsNormFloats));
+    hl_detail::poison_tmp(tmp, norm_model::rms_tmp_bytes(r.rows, r.h, sizeof(T)));
     hl_detail::book(OpId::RmsNorm, r.elements(), 5, sizeof(T) == 2,
                     {x.timing(), gamma.timing(), tmp ? tmp->timing() : nullptr}, y.timing(), {}, loc);
 }

@@ -60,6 +60,7 @@ _IMPORTS = frozenset({
     "_ZNSt18condition_variableC1Ev", "_ZNSt18condition_variableD1Ev", "_ZNSt18condition_variable10notify_oneEv",
     "_ZNSt18condition_variable10notify_allEv", "_ZNSt18condition_variable4waitERSt11unique_lockISt5mutexE",
     "_ZSt9terminatev",
+    "_ZSt7nothrow",  # the tag object of operator new(nothrow): std::stable_sort's buffer (the sort APIs)
     # the C++ ABI: exceptions, guarded statics, thread-local destructors, unwinding
     "__cxa_allocate_exception", "__cxa_free_exception", "__cxa_throw", "__cxa_rethrow", "__cxa_begin_catch",
     "__cxa_end_catch", "__cxa_guard_acquire", "__cxa_guard_release", "__cxa_guard_abort", "__cxa_finalize",

@@ -44,6 +44,10 @@ _TILING_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"](?:register/)?tili
 # The high-level APIs' host tiling: on the kernel side their structs (SoftMaxTiling, ...) come with kernel_operator.h.
 _TILING_API_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"](?:tiling/)?tiling_api\.h[>"]', re.M)
 _REGISTERED = re.compile(r"REGISTER_TILING_DATA_CLASS\s*\(\s*(\w+)\s*,\s*(\w+)\s*\)")
+# Host-only headers a tiling header may include (its TilingFunc's, not the struct's): the kernel side skips them, as
+# the NPU build compiles only the TilingData definitions into the kernel (DrivingSDK's knn_tiling.h includes both).
+_HOST_ONLY_INCLUDE = re.compile(
+    r'^[ \t]*#[ \t]*include[ \t]*[<"](?:register/op_def_registry\.h|tiling/platform/platform_ascendc\.h)[>"]', re.M)
 
 
 def dtype_name(value: int) -> str:
@@ -84,6 +88,7 @@ def kernel_source(description: OpDescription, combo: int, tiling_header: str, ke
         lines.append(f"#define TILING_KEY_VAR {int(tiling_key)}")
     header = _TILING_INCLUDE.sub('#include "host/register/tilingdata_base.h"', tiling_header)
     header = _TILING_API_INCLUDE.sub("// tiling_api.h: its structs come with kernel_operator.h", header)
+    header = _HOST_ONLY_INCLUDE.sub("// a host-only header: not part of the kernel", header)
     wrapper = f"::ascendc_sim::KeyedEntry<decltype({entry}), {listed}>"
     if header_name:
         own_include = re.compile(rf'^[ \t]*#[ \t]*include[ \t]*["<](?:[^">]*/)?{re.escape(header_name)}[">]', re.M)

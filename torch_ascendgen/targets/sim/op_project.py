@@ -77,11 +77,13 @@ class OpProject:
     """An operator project: tiling header, op_host source and op_kernel source, with their file names."""
 
     def __init__(self, tiling_header: tuple[str, str], op_host: tuple[str, str], op_kernel: tuple[str, str],
-                 host_headers: Sequence[tuple[str, str]] = (), op_type: str | None = None):
+                 host_headers: Sequence[tuple[str, str]] = (), op_type: str | None = None,
+                 kernel_headers: Sequence[tuple[str, str]] = ()):
         self.tiling_header = tiling_header  # (file name in op_host/, text)
         self.op_host = op_host
         self.op_kernel = op_kernel
         self.host_headers = tuple(host_headers)
+        self.kernel_headers = tuple(kernel_headers)  # (name as the kernel's #include "..." gives it, text)
         self.op_type = op_type
         self._kernels: dict[tuple, SimKernel] = {}
         self._worker: Worker | None = None  # inside ``with project:``, the child every call runs in
@@ -109,7 +111,7 @@ class OpProject:
     @classmethod
     def from_directory(cls, path: str | Path, name: str | None = None, op_type: str | None = None) -> OpProject:
         """A project laid out as msopgen does: op_host/<name>_tiling.h, op_host/<name>.cpp, op_kernel/<name>.cpp
-        (other op_host/*.h are given to the host build too)."""
+        (other op_host/*.h are given to the host build too, op_kernel/*.h to the kernel build)."""
         root = Path(path)
         kernels = sorted(p.stem for p in (root / "op_kernel").glob("*.cpp"))
         if name is None and len(kernels) != 1:
@@ -122,7 +124,9 @@ class OpProject:
         if missing:
             raise OpProjectError(f"the operator project {root} lacks {', '.join(missing)}")
         headers = [(p.name, p.read_text()) for p in sorted((root / "op_host").glob("*.h")) if p != wanted[0]]
-        return cls(*((p.name, p.read_text()) for p in wanted), host_headers=headers, op_type=op_type)
+        kernel_headers = [(p.name, p.read_text()) for p in sorted((root / "op_kernel").glob("*.h"))]
+        return cls(*((p.name, p.read_text()) for p in wanted), host_headers=headers, op_type=op_type,
+                   kernel_headers=kernel_headers)
 
     # ---- the host half -----------------------------------------------------------------------------------
 
@@ -230,7 +234,7 @@ class OpProject:
             source = kernel_source(description, call.combo, self.tiling_header[1], text, cache_key[1], cache_key[2],
                                    header_name=self.tiling_header[0])
             try:
-                build = build_sim_kernel(source, ENTRY)
+                build = build_sim_kernel(source, ENTRY, headers=dict(self.kernel_headers))
             except KernelBuildError as exc:
                 raise KernelBuildError(kernel_log(str(exc), text, name), kernel_log(exc.log, text, name),
                                        exc.command) from None

@@ -197,8 +197,8 @@ bool GetRmsNormMaxMinTmpSize(const Shape& srcShape, const uint32_t typeSize, uin
     (void)isBasicBlock;
     std::vector<int64_t> d = host_detail::dims_of(srcShape);
     if (d.size() != 3 || typeSize == 0 || d[2] * typeSize % 32 != 0) return false;
-    minValue = norm_model::row_tmp_bytes(uint32_t(d[2]), norm_model::kRmsNormFloats);
-    maxValue = uint32_t(d[0] * d[1]) * minValue;
+    minValue = norm_model::rms_tmp_bytes(1, uint32_t(d[2]), typeSize);
+    maxValue = norm_model::rms_tmp_bytes(uint32_t(d[0] * d[1]), uint32_t(d[2]), typeSize);
     return true;
 }
 template <typename Shape>
@@ -209,7 +209,8 @@ bool GetRmsNormTilingInfo(const Shape& srcShape, const Shape& originSrcShape, co
     if (!GetRmsNormMaxMinTmpSize(srcShape, typeSize, maxValue, minValue, isBasicBlock)) return false;
     if (o.size() != 3 || o[0] != d[0] || o[1] != d[1] || o[2] > d[2] || stackBufferByteSize < minValue) return false;
     if (isBasicBlock && !(d[2] % 64 == 0 && d[2] < 2048 && (d[0] * d[1]) % 8 == 0 && o[2] == d[2])) return false;
-    tiling = norm_model::rms_norm(uint32_t(d[0]), uint32_t(d[1]), uint32_t(d[2]), uint32_t(o[2]), stackBufferByteSize);
+    tiling = norm_model::rms_norm(uint32_t(d[0]), uint32_t(d[1]), uint32_t(d[2]), uint32_t(o[2]), typeSize,
+                                  stackBufferByteSize);
     return true;
 }
 
