@@ -4,7 +4,11 @@
     python benchmarks/fidelity/run.py --only ggml        # cases whose id contains "ggml"
     python benchmarks/fidelity/run.py --json out.json    # also write the results as JSON
 
-For each case (suite.py) the runner checks the vendored files against their PROVENANCE sha256, builds each entry
+The kernels are third-party code, which the repository does not ship: ``vendor.py`` brings them from git mirrors
+of their repositories (its docstring says how), byte for byte, checked against the PROVENANCE files the repository
+keeps. A case whose files are not there reports ``not fetched``.
+
+For each case (suite.py) the runner checks the fetched files against their PROVENANCE sha256, builds each entry
 the case's variants use with compile_kernel (the kernel's own headers beside it), launches every variant in a
 sandboxed child with a time limit (foreign code never runs in this process) and compares each output buffer with
 the torch reference (per-dtype tolerance). It prints one line per case, then totals: compiled, correct, failures
@@ -85,6 +89,11 @@ def verify_files(case: Case) -> list[str]:
     return bad
 
 
+def fetched(case: Case) -> bool:
+    """Whether vendor.py has brought the case's kernel file (git keeps only PROVENANCE)."""
+    return (repo_dir(case.vendored) / case.path).is_file()
+
+
 def case_files(case: Case) -> list[str]:
     """The repository paths of the case's vendored files: the kernel, its headers, its op's tiling header."""
     tiling = [case.op.tiling_header] if case.op and case.op.tiling_header else []
@@ -93,8 +102,9 @@ def case_files(case: Case) -> list[str]:
 
 def host_files(case: Case) -> list[str]:
     """The op_host sources vendored with an operator project (its OpDef, InferShape and TilingFunc, the tiling
-    header): none when the case is not one, or its repository's host code was not vendored."""
-    if case.fmt != "operator project":
+    header): none when the case is not one, names its kernel's build itself (``Case.op``), or its repository's host
+    code was not vendored."""
+    if case.fmt != "operator project" or case.op is not None:
         return []
     read = vendored_reader(case.vendored)
     return [p for p in project_paths(read, case.path, case.include_roots) if read(p) is not None]
@@ -257,6 +267,11 @@ def run_variant(kernel: SimKernel | OpProject, variant: Variant, soc: str = "") 
 def run_case(case: Case) -> Result:
     result = Result(case.id, case.author, list(case.groups))
     started = time.perf_counter()
+    if not fetched(case):
+        result.cause = "not fetched"
+        result.detail = (f"the repository ships no third-party code: mirror github:{case.repo}, then "
+                         "python benchmarks/fidelity/vendor.py --mirrors <dir>")
+        return result
     bad = verify_files(case)
     if bad:
         result.cause, result.detail = "vendored file changed", ", ".join(bad)

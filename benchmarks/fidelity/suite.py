@@ -1329,6 +1329,7 @@ def xllm_cases() -> list[Case]:
              ), note="the key and value caches arrive as ListTensorDesc lists (one tensor per layer); the beams move "
                      "in place, upward then downward, with CrossCoreSetFlag<0>/CrossCoreWaitFlag between each "
                      "round's reads and writes"),
+    ]
 
 
 # ---- Ascend/DrivingSDK: kernels/ operator projects (BSD-3-Clause) -----------------------------------------------

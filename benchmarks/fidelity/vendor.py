@@ -1,13 +1,17 @@
-"""Vendor the suite's kernels from local git mirrors of their repositories, byte for byte.
+"""Fetch the suite's kernels: copy them, byte for byte, from local git mirrors of their repositories.
 
-    python benchmarks/fidelity/vendor.py --mirrors /work/.mirror
+    python benchmarks/fidelity/vendor.py --mirrors /work/.mirror           # the files PROVENANCE lists, checked
+    python benchmarks/fidelity/vendor.py --mirrors /work/.mirror --update  # a maintainer adding a case
 
-``<mirrors>/<owner>+<name>/repo`` is a bare git directory of GitHub repository ``owner/name``. For every case in
-suite.py this copies the kernel file and every repository header it includes (at the case's commit) to
-``kernels/<owner>/<name>/<path>``, the repository's LICENSE and NOTICE files once, and writes ``PROVENANCE``:
-one line per file, ``<commit> <sha256> <path>``. A file two cases need at different commits must be identical,
-unless one of them is a snapshot case: its files go to ``kernels/<owner>/<name>/@<commit>/`` with their own
-PROVENANCE (the repository's licence, at its root, covers them).
+The repository ships no third-party code: only each repository's ``PROVENANCE`` (``kernels/<owner>/<name>/``, one
+line per file, ``<commit> <sha256> <path>``). ``<mirrors>/<owner>+<name>/repo`` is a bare git directory of GitHub
+repository ``owner/name`` (a clone, or what the workplace's ``fetch github:<owner>/<name>`` brings). For every case
+in suite.py this copies the kernel file and every repository header it includes (at the case's commit), an
+operator project's op_host half, and the repository's LICENSE and NOTICE files to ``kernels/<owner>/<name>/<path>``
+(git ignores them), and checks each against the sha256 PROVENANCE records; ``--update`` writes PROVENANCE instead.
+A file two cases need at different commits must be identical, unless one of them is a snapshot case: its files go
+to ``kernels/<owner>/<name>/@<commit>/`` with their own PROVENANCE (the repository's licence, at its root, covers
+them).
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
-from sources import PROVENANCE_FILE, local_includes, project_paths, repo_dir, sha256  # noqa: E402
+from sources import PROVENANCE_FILE, local_includes, project_paths, provenance, repo_dir, sha256  # noqa: E402
 from suite import CASES  # noqa: E402
 
 LICENCE_NAMES = ("LICENSE", "LICENSE.txt", "LICENSE.md", "LICENCE", "COPYING", "NOTICE", "NOTICE.txt")
@@ -44,7 +48,7 @@ def git_reader(git_dir: Path, commit: str):
     return read, read_bytes
 
 
-def vendor(mirrors: Path) -> None:
+def vendor(mirrors: Path, update: bool = False) -> None:
     files: dict[str, dict[str, tuple[str, bytes]]] = defaultdict(dict)  # vendored -> path -> (commit, bytes)
     for case in CASES:
         git_dir = mirrors / case.repo.replace("/", "+") / "repo"
@@ -52,7 +56,7 @@ def vendor(mirrors: Path) -> None:
         paths = [case.path, *local_includes(read, case.path, case.include_roots).values()]
         if case.op and case.op.tiling_header:
             paths.append(case.op.tiling_header)
-        if case.fmt == "operator project":  # its op_host half, where the repository has one
+        if case.fmt == "operator project" and case.op is None:  # its op_host half, where the repository has one
             paths += [p for p in project_paths(read, case.path, case.include_roots) if read_bytes(p) is not None]
         if not case.snapshot:
             paths += [name for name in LICENCE_NAMES if read_bytes(name) is not None]
@@ -66,19 +70,33 @@ def vendor(mirrors: Path) -> None:
             files[case.vendored].setdefault(path, (case.commit, data))
     for vendored, entries in files.items():
         root, repo = repo_dir(vendored), vendored.partition("@")[0]
+        if not update:
+            _check(vendored, entries)
         lines = [f"# {vendored}: files copied unmodified from https://github.com/{repo}", "# <commit> <sha256> <path>"]
         for path, (commit, data) in sorted(entries.items()):
             (root / path).parent.mkdir(parents=True, exist_ok=True)
             (root / path).write_bytes(data)
             lines.append(f"{commit} {sha256(data)} {path}")
-        (root / PROVENANCE_FILE).write_text("\n".join(lines) + "\n")
+        if update:
+            (root / PROVENANCE_FILE).write_text("\n".join(lines) + "\n")
         print(f"{vendored}: {len(entries)} files")
+
+
+def _check(vendored: str, entries: dict[str, tuple[str, bytes]]) -> None:
+    """Stops unless every file is the one PROVENANCE records (same commit, same sha256)."""
+    recorded = provenance(vendored)
+    for path, (commit, data) in entries.items():
+        if recorded.get(path) != (commit, sha256(data)):
+            raise SystemExit(f"{vendored}: {path} at {commit} is not the file PROVENANCE records "
+                             f"({recorded.get(path)}); a new or changed case needs --update")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mirrors", type=Path, default=Path("/work/.mirror"))
-    vendor(parser.parse_args().mirrors)
+    parser.add_argument("--update", action="store_true", help="write PROVENANCE rather than check against it")
+    args = parser.parse_args()
+    vendor(args.mirrors, args.update)
 
 
 if __name__ == "__main__":
