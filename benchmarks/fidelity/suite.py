@@ -1375,15 +1375,17 @@ def driving_cases() -> list[Case]:
                  Variant("unique_v2", "int32 20000 distinct, three tiles on three blocks",
                          _unique(torch.int32, 20000, 10000, distinct=True)),
                  Variant("unique_v2", "fp16 20000 in [-500, 500), three tiles on three blocks",
-                         _unique(torch.half, 20000, 500)),
-                 Variant("unique_v2", "fp32 9000 in [-2000, 2000), two tiles", _unique(torch.float, 9000, 2000)),
+                         _unique(torch.half, 20000, 500), diagnostic="gm_write_race"),
+                 Variant("unique_v2", "fp32 9000 in [-2000, 2000), two tiles", _unique(torch.float, 9000, 2000),
+                         diagnostic="pipe_race"),
              ), licence="BSD-3-Clause",
              note="Sort32 per 32, MrgSort up to a tile of 8192, MrgSort across blocks in GM ordered by IBSet/IBWait "
-                  "and SyncAll, then GatherMask/Compare for the distinct values. Compare writes its bit mask to a "
-                  "LocalTensor<uint16_t>, which Compare.md does not list (uint8_t on Atlas A2/A3). With that allowed "
-                  "the int32 launches match torch; then fp32 copies the Muls result out with only a PIPE_V barrier "
-                  "(pipe_race V->MTE3), and blocks whose ranges end and start on one value both write it "
-                  "(gm_write_race, same value)"),
+                  "and SyncAll, then GatherMask/Compare for the distinct values (its Compare mask is a "
+                  "LocalTensor<uint16_t>: the simulator takes any unsigned mask width). The int32 launches match "
+                  "torch. Upstream bugs the simulator stops: fp32 copies the Muls result out with only a PIPE_V "
+                  "barrier (pipe_race V->MTE3), and blocks whose ranges end and start on one value both write it "
+                  "(gm_write_race: two cores writing the same bytes, even with the same value, is a race; see the "
+                  "mixed-launch section of docs/simulator_coverage.md)"),
         Case("Ascend/knn", author="Ascend", repo="Ascend/DrivingSDK", commit=DRIVING_COMMIT,
              path="kernels/knn/op_kernel/knn.cpp", groups=(SORT, ARITH, MOVE), fmt="operator project",
              include_roots=("kernels",), variants=(

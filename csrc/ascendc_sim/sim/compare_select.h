@@ -3,7 +3,7 @@
 // From asc-devkit v8.5.0 Compare.md, CompareScalar.md and Select.md:
 // - The mask is little endian: bit i of byte k is element 8k + i (CompareScalar.md's worked example).
 // - The count form needs count * sizeof(T) to be a multiple of 256 bytes.
-// - half and float support every CMPMODE, int32_t only EQ; dst is uint8_t (Compare also int8_t).
+// - half and float support every CMPMODE, int32_t only EQ; dst is uint8_t (Compare also int8_t); see kMaskWidths.
 // - On Atlas A2/A3 the level-0 mask argument of Compare/CompareScalar is reserved: every lane of each
 //   repeat is compared. The level-0 form writes each repeat's bits right after the previous
 //   repeat's (assumption: the page does not say how dst strides apply to a bit mask).
@@ -25,8 +25,13 @@ namespace sim_detail {
 
 constexpr uint32_t kCompareTypes = dtype_bit(DType::F16) | dtype_bit(DType::F32) | dtype_bit(DType::I32);
 constexpr uint32_t kSelectTypes = dtype_bit(DType::F16) | dtype_bit(DType::F32);
-constexpr uint32_t kCompareDst = dtype_bit(DType::I8) | dtype_bit(DType::U8);
-constexpr uint32_t kCompareScalarDst = dtype_bit(DType::U8);
+// The pages name uint8_t (Compare also int8_t) for the mask; the mask is bits, which Select reads through any of
+// uint8_t..uint64_t, and public kernels (Ascend's own DrivingSDK among them) write it through LocalTensor<uint16_t>:
+// the unsigned widths are taken too (assumption: the instruction writes bits whatever the tensor's element type).
+constexpr uint32_t kMaskWidths = dtype_bit(DType::U8) | dtype_bit(DType::U16) | dtype_bit(DType::U32) |
+                                 dtype_bit(DType::U64);
+constexpr uint32_t kCompareDst = dtype_bit(DType::I8) | kMaskWidths;
+constexpr uint32_t kCompareScalarDst = kMaskWidths;
 constexpr uint32_t kSelMaskTypes = dtype_bit(DType::U8) | dtype_bit(DType::U16) | dtype_bit(DType::U32) |
                                    dtype_bit(DType::U64);
 
