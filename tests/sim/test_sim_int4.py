@@ -211,6 +211,8 @@ def test_ggml_get_row_q4_0_matches_torch_once_its_copy_is_whole_blocks():
     further into the same GM buffer) the dequantised rows match the suite's torch reference, through the runner."""
     run = fidelity_runner()
     case = next(c for c in run.CASES if c.id == "ggml-org/get_row_q4_0")
+    if not run.fetched(case):
+        pytest.skip("the fidelity kernels are not fetched here (python benchmarks/fidelity/vendor.py --mirrors <dir>)")
     source = (FIDELITY / "kernels" / case.repo / case.path).read_text()
     patched, hits = re.subn(r"DataCopy\(input_local, input_gm\[offset\], QK4_0\)",
                             "DataCopy(input_local, input_gm[offset], 2 * QK4_0)", source)

@@ -74,8 +74,8 @@ inline uint32_t core_id(const ascendc_sim::CoreState& c) { return c.block_idx * 
 template <uint8_t modeId, pipe_t pipe>
 void CrossCoreSetFlag(uint16_t flagId, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
     using namespace ascendc_sim;
-    CoreState& c = core(loc);
-    LaunchState& launch = *c.launch;
+    auto& c = core(loc);
+    auto& launch = *c.launch;
     std::lock_guard<std::mutex> lock(launch.barrier_mutex);
     int slot = sim_detail::cross_core_check(modeId, flagId, false, "CrossCoreSetFlag", loc);
     if (slot < 0) return;
@@ -93,8 +93,8 @@ void CrossCoreSetFlag(uint16_t flagId, ascendc_sim::Loc loc = ascendc_sim::Loc::
 template <uint8_t modeId, pipe_t pipe>
 void CrossCoreWaitFlag(uint16_t flagId, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
     using namespace ascendc_sim;
-    CoreState& c = core(loc);
-    LaunchState& launch = *c.launch;
+    auto& c = core(loc);
+    auto& launch = *c.launch;
     std::unique_lock<std::mutex> lock(launch.barrier_mutex);
     int slot = sim_detail::cross_core_check(modeId, flagId, true, "CrossCoreWaitFlag", loc);
     const uint32_t cores = launch.vector_cores(), subs = launch.shape.sub_blocks;
