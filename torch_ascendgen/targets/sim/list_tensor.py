@@ -36,13 +36,11 @@ class ListOf:
 
     positions: tuple[int, ...]
 
+    def descriptor(self, args: Sequence[Any]) -> torch.Tensor:
+        """The descriptor of the tensors this names among ``args`` (the launch's arguments)."""
+        def tensor_at(position: int) -> torch.Tensor:
+            if not 0 <= position < len(args) or not isinstance(args[position], torch.Tensor):
+                raise ValueError(f"ListOf names argument {position}, which is not a tensor argument of this launch")
+            return args[position]
 
-def resolve_lists(args: Sequence[Any]) -> tuple:
-    """``args`` with every ListOf replaced by the descriptor of the tensors it names."""
-    def tensor_at(position: int) -> torch.Tensor:
-        if not 0 <= position < len(args) or not isinstance(args[position], torch.Tensor):
-            raise ValueError(f"ListOf names argument {position}, which is not a tensor argument of this launch")
-        return args[position]
-
-    return tuple(list_tensor_desc([tensor_at(i) for i in a.positions]) if isinstance(a, ListOf) else a for a in args)
-
+        return list_tensor_desc([tensor_at(i) for i in self.positions])

@@ -27,7 +27,7 @@ from torch_ascendgen.targets.runtime import build_runtime_module, load_library, 
 from torch_ascendgen.targets.sandbox import run_in_child
 from torch_ascendgen.targets.sim.build import SimBuild, build_sim_kernel
 from torch_ascendgen.targets.sim.launch_syntax import rewrite_launches
-from torch_ascendgen.targets.sim.list_tensor import resolve_lists
+from torch_ascendgen.targets.sim.list_tensor import ListOf
 from torch_ascendgen.targets.soc import get_soc
 
 CONTRACT_EXPORT = '\n#include "sim/contract_export.h"\n'  # after the source: line numbers stay
@@ -161,7 +161,7 @@ class SimKernel:
         profile = get_soc(soc or config.default_soc())
         if not isinstance(block_dim, int) or block_dim < 1 or block_dim > 65535:
             raise KernelArgumentError(f"block_dim must be an int from 1 to 65535, got {block_dim!r}")
-        values, regions, keep_alive = self._marshal(resolve_lists(args))
+        values, regions, keep_alive = self._marshal(args)
         result = self._library.run(block_dim, _sim_dict(profile), values, regions, counters, checked,
                                    block_order_seed & (2**64 - 1), list(labels), auto_sync)
         del keep_alive
@@ -200,6 +200,8 @@ class SimKernel:
         values, regions, keep_alive = [], [], []
         for index, ((kind, size), arg) in enumerate(zip(self.params, args)):
             if kind == ARG_POINTER:
+                if type(arg) is ListOf:  # built here, where the launch's tensors are
+                    arg = arg.descriptor(args)
                 address, nbytes, holder = _gm_buffer(arg, index, self.entry)
                 keep_alive.append(holder)
                 if address:
