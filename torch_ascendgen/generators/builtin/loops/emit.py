@@ -24,6 +24,7 @@ import torch
 
 from torch_ascendgen.errors import UnsupportedFunction
 from torch_ascendgen.generators.builtin.loops.cexpr import cexpr, slope
+from torch_ascendgen.generators.builtin.loops.gather import SPAN_TILES, vector_gather
 from torch_ascendgen.generators.builtin.loops.ir import Node, Pass, Program
 from torch_ascendgen.generators.builtin.loops.scalar_ops import scalar_expression
 from torch_ascendgen.generators.builtin.loops.values import (
@@ -42,6 +43,7 @@ MAX_TILE = 8192
 GROUP = 64  # rows an inner reduction's work item walks, their results stored together
 _IDENTITY = {"sum": "0.0f", "max": "(-1.0f / 0.0f)", "min": "(1.0f / 0.0f)", "any": "0.0f"}
 _REDUCE = {"sum": "ReduceSum", "max": "ReduceMax", "min": "ReduceMin", "any": "ReduceMax"}
+_EFFECTS = ("store", "store_reduction", "reduction", "scan")
 _FOLD_TILES = 4  # float tiles a reduction's folds use besides its accumulators (two, a work area, two masks)
 
 
@@ -274,13 +276,17 @@ class PassWriter:
         self.stores: list[tuple[Node, str]] = []
         self.dequeued: list[tuple[str, str]] = []
         self.inline_stores: set[Node] = set()
+        self.defined: set[Node] = set()  # indirect nodes already defined
+        self.spans: list[tuple[torch.dtype, str]] = []  # span buffers of gathers
         self.copy_in: list[str] = []  # scalar statements and tile loads of an item's (or chunk's) body
         self.after: list[str] = []  # after the chunk loop of a reduction: its results and their stores
         self.folds = _Folds()
         self.scalar_lines = self.copy_in
         self.tiles_body = self.tiles.lines
-        for node in item.nodes:
-            self._lower(node)
+        for node in item.nodes:  # what has an effect; the values it needs are lowered when first asked for
+            if node.op not in _EFFECTS:
+                continue
+            self.lower(node)
             if node.op == "reduction" and self.item.kind == "reduction":  # what follows uses its result: after
                 self.scalar_lines = self.after
                 self.tiles.lines = self.after
@@ -318,9 +324,11 @@ class PassWriter:
         return any(names[s] in self.lane_varying for s in expr.free_symbols if s in names)
 
     # -- lowering each node
-    def _lower(self, node: Node) -> None:
+    def lower(self, node: Node) -> None:
         v = self.values
         copy_in = self.scalar_lines
+        if node.op in ("load", "store", "store_reduction"):
+            self._ensure_indirects(node.args[1])
         if node in self.lane_varying:
             if node.op == "load":
                 v.values[node] = self._tile_load(node, self.copy_in)
@@ -369,9 +377,16 @@ class PassWriter:
             copy_in.append(f"const {ctype} {name} = {text};")
             v.values[node] = Val("scalar", name)
 
+    def _ensure_indirects(self, index) -> None:
+        """The indirect indices ``index`` uses, defined first (they are read from values)."""
+        for node, symbol in self.indirect_names.items():
+            if symbol in getattr(index, "free_symbols", ()) and node not in self.defined:
+                self.defined.add(node)
+                self.lower(node)
+
     def _scalar_text(self, node: Node) -> str:
-        value = self.values.values.get(node)
-        if value is None or value.kind != "scalar":
+        value = self.values.values[node]
+        if value.kind != "scalar":
             raise UnsupportedFunction(f"value {node} is needed as a scalar but is a tile")
         return value.expr
 
@@ -442,11 +457,22 @@ class PassWriter:
         return out
 
     def _gather(self, node: Node) -> Val:
-        """A load whose index is not one element per lane: lane by lane (exact for every index expression)."""
+        """A load whose index is not one element per lane: a span copy and a Gather where the index has a vector
+        form (gather.py), lane by lane otherwise (exact for every index expression)."""
+        t, v = self.tiles, self.values
+        cls = v.cls(node)
+        if cls in ("F", "I"):
+            gathered = vector_gather(self, node, lambda out: self._lanewise_load(node, out))
+            if gathered is not None:
+                return self._widened(node, gathered)
+        out = t.temp("wide" if cls == "W" else "mask" if cls == "M" else "full")
+        self._lanewise_load(node, out)
+        return out
+
+    def _lanewise_load(self, node: Node, out: Val) -> None:
         name, index = node.args
         t, v = self.tiles, self.values
         cls = v.cls(node)
-        out = t.temp("wide" if cls == "W" else "mask" if cls == "M" else "full")
         setup = self._lane_indirects(index)
         t.emit("VectorToScalar();")
         read = f"{_gm(name)}.GetValue({cexpr(self.at_lane(index))})"
@@ -465,7 +491,60 @@ class PassWriter:
                 value = f"(({guard}) ? {value} : {ctype}(0))"
             t.emit(f"for (uint32_t lane = 0; lane < count; ++lane) {{ {setup}{view}.SetValue(lane, {value}); }}")
         t.emit("ScalarToVector();")
-        return out
+
+    def _widened(self, node: Node, value: Val) -> Val:
+        return value
+
+    # -- what gather.py asks of the pass
+    def moving_symbols(self) -> set:
+        return ({self.vector} if self.vector is not None else set()) | self.lane_indirect_symbols()
+
+    def lane_indirect_symbols(self) -> set:
+        return {symbol for node, symbol in self.indirect_names.items() if node in self.lane_varying}
+
+    def indirect_node(self, symbol) -> Node:
+        return next(node for node, name in self.indirect_names.items() if name == symbol)
+
+    def gm_name(self, name: str) -> str:
+        return _gm(name)
+
+    def lane_guard_mask(self, region: int) -> Val | None:
+        """The lanes where masked region ``region`` (and the regions around it) holds, as a mask; None: all."""
+        if not region:
+            return None
+        interval = self._region_lanes(region)
+        if interval is not None:
+            return self.lane_mask_between(*interval)
+        mask = self.values.values[self.item.regions[region].mask]
+        outer = self.lane_guard_mask(self.item.regions[region].parent)
+        mask = self.values.tile(mask, "M")
+        if outer is None:
+            return mask
+        both = self.tiles.temp("mask")
+        self.tiles.emit(f"And({halves(both)}, {halves(mask)}, {halves(outer)}, MASK_BYTES / 2);")
+        return both
+
+    def span_queue(self, dtype: torch.dtype) -> str:
+        queue = f"qSpan{len(self.spans)}"
+        self.spans.append((dtype, queue))
+        return queue
+
+    def gathered(self, node: Node, out: Val, span: str, offsets: str) -> None:
+        """Gather the span's elements at byte ``offsets`` into ``out`` (float32 / int32 lanes of the node's class)."""
+        t = self.tiles
+        if node.dtype in (torch.float32, torch.int32):
+            view = out.expr if node.dtype == torch.float32 else ints(out)
+            t.emit(f"Gather({view}, {span}, {offsets}, 0u, count);")
+            return
+        narrow = t.temp()
+        ctype = GM_TYPES[node.dtype]
+        t.emit(f"Gather({narrow.expr}.ReinterpretCast<{ctype}>(), {span}, {offsets}, 0u, count);")
+        if node.dtype == torch.int16:
+            t.emit(f"Cast({out.expr}, {narrow.expr}.ReinterpretCast<int16_t>(), RoundMode::CAST_NONE, count);")
+            t.emit(f"Cast({ints(out)}, {out.expr}, RoundMode::CAST_RINT, count);")
+        else:
+            t.emit(f"Cast({out.expr}, {narrow.expr}.ReinterpretCast<{ctype}>(), RoundMode::CAST_NONE, count);")
+        t.release(narrow)
 
     def _lane_indirects(self, index) -> str:
         """C++ statements defining the lane-varying indirect indices ``index`` uses, at lane ``lane``."""
@@ -878,6 +957,9 @@ class PassWriter:
         buffers = []
         for node, queue in self.loads:
             buffers.append(("TQue<QuePosition::VECIN, 1>", queue, f"BUFFER_NUM, TILE * sizeof({GM_TYPES[node.dtype]})"))
+        for dtype, queue in self.spans:
+            size = f"1, {SPAN_TILES} * TILE * sizeof({GM_TYPES[dtype]})"
+            buffers.append(("TQue<QuePosition::VECIN, 1>", queue, size))
         for node, queue in self.stores:
             ctype = GM_TYPES[self.program.buffers[node.args[0]].dtype]
             size = f"{GROUP}" if self.mode == "inner" else "TILE"
@@ -1037,6 +1119,8 @@ class PassWriter:
             total += self.buffers * GM_TYPES_SIZE[node.dtype]
         for node, _ in self.stores:
             total += self.buffers * self.program.buffers[node.args[0]].dtype.itemsize
+        for dtype, _ in self.spans:
+            total += SPAN_TILES * dtype.itemsize
         total += t.slots("full") * 4 + t.slots("wide") * 8 + t.slots("mask") / 8
         return total + self.helper_bytes_per_lane
 

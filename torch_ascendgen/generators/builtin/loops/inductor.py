@@ -248,7 +248,14 @@ class _SymbolRenaming:
         unknown = [s for s in expr.free_symbols if s not in self.mapping and not _loop_variable(s)]
         if unknown:
             raise UnsupportedFunction(f"its sizes depend on {sorted(map(str, unknown))}, which no input dim gives")
-        return _without_unit_max(expr.xreplace(self.mapping))
+        return _without_unit_max(_without_identity(expr.xreplace(self.mapping)))
+
+
+def _without_identity(expr):
+    """Identity(x) -> x: Inductor wraps indices in Identity to keep sympy from reordering them; slopes need x."""
+    from torch.utils._sympy.functions import Identity
+
+    return expr.replace(lambda e: isinstance(e, Identity), lambda e: e.args[0]) if expr.has(Identity) else expr
 
 
 def _without_unit_max(expr):

@@ -118,7 +118,7 @@ class PassValues:
     def __init__(self, tiles: Tiles, writer):
         self.t = tiles
         self.w = writer
-        self.values: dict[Node, Val] = {}
+        self.values: dict[Node, Val] = _Lowered(writer)
         self.classes: dict[Node, str] = {}
 
     # -- classes and operands
@@ -640,6 +640,19 @@ class PassValues:
         if cls == "I":
             return f"{ints(value)}.GetValue(lane)"
         return f"{value.expr}.GetValue(lane)"
+
+
+class _Lowered(dict):
+    """Node -> Val, lowering a node the first time its value is asked for: a node nothing uses is never lowered
+    (an index expression that only bounds a mask, say)."""
+
+    def __init__(self, writer):
+        super().__init__()
+        self.writer = writer
+
+    def __missing__(self, node: Node) -> Val:
+        self.writer.lower(node)
+        return dict.__getitem__(self, node)
 
 
 class _Lanewise(Exception):
