@@ -43,7 +43,10 @@ MAX_TILE = 8192
 GROUP = 64  # rows an inner reduction's work item walks, their results stored together
 _IDENTITY = {"sum": "0.0f", "max": "(-1.0f / 0.0f)", "min": "(1.0f / 0.0f)", "any": "0.0f"}
 _REDUCE = {"sum": "ReduceSum", "max": "ReduceMax", "min": "ReduceMin", "any": "ReduceMax"}
-_EFFECTS = ("store", "store_reduction", "reduction", "scan")
+_EFFECTS = ("store", "store_add", "store_reduction", "reduction", "scan")
+_STORES = ("store", "store_add", "store_reduction")
+# What SetAtomicAdd adds on Atlas A2/A3 (SetAtomicAdd.md)
+_ATOMIC_DTYPES = (torch.float32, torch.float16, torch.bfloat16, torch.int32, torch.int16, torch.int8)
 _FOLD_TILES = 4  # float tiles a reduction's folds use besides its accumulators (two, a work area, two masks)
 
 
@@ -152,6 +155,8 @@ def _tiling(program: Program, writers: list) -> str:
         lines.append(f"tiling->sym[{int(symbol.name[1:])}] = {symbol.name};")
     for guard in program.guards:
         lines.append(f"if (!{_host(cexpr(guard))}) return 0;")
+    for buffer in program.buffers.values():  # indices are computed in int32 where they move with the lanes
+        lines.append(f"if (static_cast<int64_t>({_host(cexpr(buffer.size))}) > 0x7FFFFFFFLL) return 0;")
     lines.append("uint64_t wsBytes = 0;")
     for number, buffer in enumerate(program.workspaces()):
         size = _host(cexpr(buffer.size))
@@ -297,7 +302,7 @@ class PassWriter:
         for node in self.item.nodes:
             operands = [a for a in node.args if isinstance(a, Node)]
             moving = any(a in self.lane_varying for a in operands)
-            if node.op in ("load", "store", "store_reduction"):
+            if node.op in ("load", *_STORES):
                 moving = moving or self.varies(node.args[1]) or self._indirect_lanes(node.args[1])
             elif node.op == "index_expr":
                 moving = self.varies(node.args[0])
@@ -327,12 +332,15 @@ class PassWriter:
     def lower(self, node: Node) -> None:
         v = self.values
         copy_in = self.scalar_lines
-        if node.op in ("load", "store", "store_reduction"):
+        if node.op in ("load", *_STORES):
             self._ensure_indirects(node.args[1])
+        if node.op == "store_add" and self.program.buffers[node.args[0]].dtype not in _ATOMIC_DTYPES:
+            raise UnsupportedFunction(f"it accumulates {self.program.buffers[node.args[0]].dtype} values into a "
+                                      "tensor (scatter_add, index_add): the NPU's atomic add does not take them")
         if node in self.lane_varying:
             if node.op == "load":
                 v.values[node] = self._tile_load(node, self.copy_in)
-            elif node.op == "store":
+            elif node.op in ("store", "store_add"):
                 self._tile_store(node)
             elif node.op == "masked":
                 v.values[node] = self._masked(node)
@@ -362,7 +370,7 @@ class PassWriter:
             symbol = self.indirect_names[node]
             copy_in.append(f"const int64_t {symbol} = CheckedIndex(static_cast<int64_t>("
                            f"{self._scalar_text(value)}), {cexpr(size)}, {'true' if wrap else 'false'});")
-        elif node.op == "store":
+        elif node.op in ("store", "store_add"):
             self._scalar_store(node)
         elif node.op in ("reduction", "store_reduction", "getitem"):
             self._reduction_node(node)
@@ -628,22 +636,31 @@ class PassWriter:
         return None
 
     def _masked(self, node: Node) -> Val:
-        mask, region, value_node, other = node.args
-        v = self.values
+        """``value`` where the region's masks hold, ``other`` elsewhere (the loads inside were made only there)."""
+        _, region, value_node, other = node.args
+        v, t = self.values, self.tiles
         cls = v.cls(node)
-        value = v.values[value_node]
-        interval = self._region_lanes(region)
-        other_val = Val("scalar", _other_text(other, node.dtype))
-        if cls == "M" or cls == "W":
-            raise UnsupportedFunction(f"a masked {node.dtype} value (padding or concatenating them)")
-        if interval is None:
-            condition = v.values[mask]
-            if condition.kind == "scalar":
-                return v.tile(Val("scalar", f"(({condition.expr}) ? ({value.expr}) : ({other_val.expr}))"), cls) \
-                    if value.kind == "scalar" else self._select(v.tile(value, cls), condition, other_val, cls)
-            return self._select(v.tile(value, cls), condition, other_val, cls)
-        lanes = self.lane_mask_between(*interval)
-        return self._select(v.tile(value, cls), lanes, other_val, cls)
+        value = v.tile(v.values[value_node], cls)
+        guard = self.lane_guard_mask(region)
+        if guard is None:
+            return value
+        if cls == "M":
+            out = t.temp("mask")
+            if other:
+                t.emit(f"Not({halves(out)}, {halves(guard)}, MASK_BYTES / 2);")
+                t.emit(f"Or({halves(out)}, {halves(out)}, {halves(value)}, MASK_BYTES / 2);")
+            else:
+                t.emit(f"And({halves(out)}, {halves(guard)}, {halves(value)}, MASK_BYTES / 2);")
+            return out
+        if cls == "W":
+            out = t.temp("wide")
+            t.emit("VectorToScalar();")
+            t.emit(f"for (uint32_t lane = 0; lane < count; ++lane) {out.expr}.SetValue(lane, "
+                   f"((({guard.expr}.GetValue(lane >> 3)) >> (lane & 7)) & 1) ? {value.expr}.GetValue(lane) : "
+                   f"int64_t({int(other)}LL));")
+            t.emit("ScalarToVector();")
+            return out
+        return self._select(value, guard, Val("scalar", _other_text(other, node.dtype)), cls)
 
     def _select(self, value: Val, condition: Val, other: Val, cls: str) -> Val:
         t = self.tiles
@@ -702,7 +719,7 @@ class PassWriter:
         if self.item.kind == "scan":  # a scan stores every step of its walk
             self.inline_stores.add(node)
             t.emit(f"{{ LocalTensor<{ctype}> tile = {queue}.DeQue<{ctype}>(); StoreLanes({_gm(name)}, "
-                   f"{cexpr(self.at_lane_zero(index))}, tile, count); {queue}.FreeTensor(tile); }}")
+                   f"{cexpr(self.at_lane_zero(index))}, tile, count); {queue}.FreeTensor(tile); }}")  # no atomics
 
     def _lane_store(self, node: Node, value: Val) -> None:
         name, index, value_node = node.args
@@ -713,6 +730,11 @@ class PassWriter:
         setup = self._lane_indirects(index)
         stored = _scalar_store_value(reader, v.cls(value_node), buffer.dtype)
         t.emit("VectorToScalar();")
+        if node.op == "store_add":  # one element at a time through UB, each an atomic add
+            t.emit(_atomic(node, f"for (uint32_t lane = 0; lane < count; ++lane) {{ {setup}OneToGm(one.ReinterpretCast"
+                                 f"<{ctype}>(), {_gm(name)}, {cexpr(self.at_lane(index))}, static_cast<{ctype}>("
+                                 f"{stored})); }}", ctype))
+            return
         t.emit(f"for (uint32_t lane = 0; lane < count; ++lane) {{ {setup}{_gm(name)}.SetValue("
                f"{cexpr(self.at_lane(index))}, static_cast<{ctype}>({stored})); }}")
 
@@ -736,7 +758,8 @@ class PassWriter:
             self.stores.append((node, queue))
             self.tiles.emit(f"stage{node.id}.SetValue(static_cast<uint32_t>(g), {stored});")
             return
-        self.tiles.emit(f"OneToGm(one.ReinterpretCast<{ctype}>(), {_gm(name)}, {cexpr(index)}, {stored});")
+        self.tiles.emit(_atomic(node, f"OneToGm(one.ReinterpretCast<{ctype}>(), {_gm(name)}, {cexpr(index)}, "
+                                      f"{stored});", ctype))
 
     # -- reductions
     def _reduction_node(self, node: Node) -> None:
@@ -886,6 +909,9 @@ class PassWriter:
             t.emit(f"Sub(foldTmp, {total.expr}, foldTmp, count);")  # a - (s - bb)
             t.emit(f"Sub({part.expr}, {value.expr}, {part.expr}, count);")  # b - bb
             t.emit(f"Add(foldTmp, foldTmp, {part.expr}, count);")
+            t.emit(f"Abs({part.expr}, {out.expr}, count);")  # an infinite or NaN sum carries no error
+            t.emit(f"CompareScalar(foldMask, {part.expr}, (1.0f / 0.0f), CMPMODE::LT, (count + 63) / 64 * 64);")
+            t.emit("Select(foldTmp, foldMask, foldTmp, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, count);")
             t.emit(f"Add({error.expr}, {error.expr}, foldTmp, count);")
             t.emit(f"Adds({total.expr}, {out.expr}, 0.0f, count);")
             t.emit(f"Add({out.expr}, {out.expr}, {error.expr}, count);")  # the running sum, rounded once
@@ -1058,9 +1084,9 @@ class PassWriter:
                 continue  # stored already: the staged rows by _grouped_rows, a scan's steps in its walk
             name, index, _ = node.args
             ctype = GM_TYPES[self.program.buffers[name].dtype]
+            store = f"StoreLanes({_gm(name)}, {cexpr(self.at_lane_zero(index))}, tile, count);"
             lines += [f"        {{ LocalTensor<{ctype}> tile = {queue}.DeQue<{ctype}>();",
-                      f"          StoreLanes({_gm(name)}, {cexpr(self.at_lane_zero(index))}, tile, count);",
-                      f"          {queue}.FreeTensor(tile); }}"]
+                      f"          {_atomic(node, store, ctype)}", f"          {queue}.FreeTensor(tile); }}"]
         lines.append("    }")
         return lines
 
@@ -1171,6 +1197,13 @@ def _narrowing(local: str, value: Val, cls: str, dtype: torch.dtype, t: Tiles) -
     raise UnsupportedFunction(f"storing a {cls} value as {dtype}")
 
 
+def _atomic(node: Node, store: str, ctype: str) -> str:
+    """``store`` as an atomic add into global memory when the node accumulates (scatter_add, index_add)."""
+    if node.op != "store_add":
+        return store
+    return f"SetAtomicAdd<{ctype}>(); {store} SetAtomicNone();"
+
+
 def _scalar_store_value(text: str, cls: str, dtype: torch.dtype) -> str:
     if dtype == torch.bool:
         return f"(({text}) ? 1 : 0)"
@@ -1200,10 +1233,10 @@ def _needs_sync(program: Program, number: int) -> bool:
         return {n.args[0] for n in item.nodes if n.op in ops}
 
     current = program.passes[number]
-    touched = buffers(current, ("load", "store", "store_reduction"))
-    written = buffers(current, ("store", "store_reduction"))
+    touched = buffers(current, ("load", *_STORES))
+    written = buffers(current, _STORES)
     for earlier in program.passes[:number]:
-        if touched & buffers(earlier, ("store", "store_reduction")) or written & buffers(earlier, ("load",)):
+        if touched & buffers(earlier, _STORES) or written & buffers(earlier, ("load",)):
             return True
     return False
 

@@ -127,7 +127,7 @@ class _Translation:
             self._storage(buffer.get_name(), computed)
         for item in passes:
             for node in item.nodes:
-                if node.op in ("load", "store", "store_reduction"):
+                if node.op in ("load", "store", "store_add", "store_reduction"):
                     node.args = (self.names[node.args[0]], *node.args[1:])
         return Program(dict(self.buffers), passes, dict(self.renaming.sources))
 
@@ -298,9 +298,9 @@ class _OpsRecorder:
         return self._node("load", (name, self._index(index)), self.graph.get_dtype(name))
 
     def store(self, name: str, index, value, mode=None) -> Node:
-        if mode not in (None,):
+        if mode not in (None, "atomic_add"):
             raise UnsupportedFunction(f"it stores with mode {mode!r} (an accumulating scatter)")
-        return self._node("store", (name, self._index(index), value), None)
+        return self._node("store_add" if mode else "store", (name, self._index(index), value), None)
 
     def store_reduction(self, name: str, index, value) -> Node:
         return self._node("store_reduction", (name, self._index(index), value), None)

@@ -77,7 +77,7 @@ class Pass:
         return reduction_vars(len(self.reduction_ranges))
 
     def stores(self) -> list[Node]:
-        return [node for node in self.nodes if node.op in ("store", "store_reduction")]
+        return [node for node in self.nodes if node.op in ("store", "store_add", "store_reduction")]
 
 
 @dataclass
