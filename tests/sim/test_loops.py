@@ -62,6 +62,8 @@ VERIFIED = {
     "rope_interleaved": (lambda x, cos, sin: x * cos + torch.stack([-x[..., 1::2], x[..., ::2]], -1).flatten(-2) * sin,
                          [f(2, 4, 64), f(4, 64), f(4, 64)]),
     "cumsum_over_rows": (lambda x: torch.cumsum(x, 0), [f(40, 300)]),
+    "position_ids_from_a_mask": (lambda m: m.long().cumsum(-1) - 1, [torch.rand(4, 30) > 0.3]),
+    "cumsum_along_rows_scaled": (lambda x: torch.cumsum(x, -1) * 2, [f(40, 300)]),
     "cumsum_of_a_mask_over_a_middle_dim": (lambda m: m.cumsum(1), [torch.rand(4, 30, 20) > 0.5]),
 }
 

@@ -308,8 +308,10 @@ class PassWriter:
                 moving = self.varies(node.args[0])
             elif node.op == "masked":
                 moving = True
-            elif node.op in ("reduction", "scan"):
+            elif node.op == "reduction":
                 moving = self.mode == "outer"
+            elif node.op == "scan":
+                moving = True
             if node.region and node.op != "masked":
                 moving = moving or node.region in self._lane_regions()
             if moving:
@@ -900,6 +902,11 @@ class PassWriter:
         t, v, f = self.tiles, self.values, self.folds
         cls = v.cls(value_node)
         value = v.tile(v.values[value_node], cls)
+        if self.mode == "inner":
+            out = self._inner_scan(node, kind, value, cls, self.small(value_node))
+            f.parts[node] = (out,)
+            v.values[node] = out
+            return
         if kind == "add" and cls == "F":
             total, error = self._accumulator("0.0f"), self._accumulator("0.0f")
             out, part = t.temp(), t.temp()
@@ -931,6 +938,37 @@ class PassWriter:
             raise UnsupportedFunction(f"a scan with {kind} of {value_node.dtype} values is not lowered yet")
         f.parts[node] = (out,)
         v.values[node] = out
+
+    def _inner_scan(self, node: Node, kind: str, value: Val, cls: str, small: bool) -> Val:
+        """A scan along the lanes: a running value carried from lane to lane (and chunk to chunk) on the scalar
+        unit, exact as PyTorch's double (float) or int64 accumulator."""
+        t = self.tiles
+        n = node.id
+        out = t.temp()
+        if cls == "F" and kind == "add":
+            self.folds.declared.append(f"float carry{n} = 0.0f, carryErr{n} = 0.0f;")
+            step = (f"{{ const float x = {value.expr}.GetValue(lane); const float s = carry{n} + x; "
+                    f"const float bb = s - carry{n}; const float e = (carry{n} - (s - bb)) + (x - bb); "
+                    f"carry{n} = s; if (s - s == 0.0f) carryErr{n} += e; "
+                    f"{out.expr}.SetValue(lane, s + carryErr{n}); }}")
+        elif cls == "F" and kind in ("maximum", "minimum"):
+            better = ">" if kind == "maximum" else "<"
+            self.folds.declared.append(f"float carry{n} = {'(-1.0f / 0.0f)' if kind == 'maximum' else '(1.0f / 0.0f)'};")
+            step = (f"{{ const float x = {value.expr}.GetValue(lane); "
+                    f"if (x != x || (carry{n} == carry{n} && x {better} carry{n})) carry{n} = x; "
+                    f"{out.expr}.SetValue(lane, carry{n}); }}")
+        elif cls == "I" and kind == "add" and small:
+            self.folds.declared.append(f"int64_t carry{n} = 0;")
+            step = (f"{{ carry{n} += {ints(value)}.GetValue(lane); "
+                    f"{ints(out)}.SetValue(lane, static_cast<int32_t>(carry{n})); }}")
+            self.bounded.update(x for x in self.item.nodes if x is node or (x.op == "getitem" and x.args[0] is node))
+        else:
+            raise UnsupportedFunction(f"a scan with {kind} of {value} values along the innermost dimension is not "
+                                      "lowered yet")
+        t.emit("VectorToScalar();")
+        t.emit(f"for (uint32_t lane = 0; lane < count; ++lane) {step}")
+        t.emit("ScalarToVector();")
+        return out
 
     def _reduction_index_text(self) -> str:
         """The flattened reduction index of lane 0 (C++): the outer reduction loops' indices and the chunk's start."""
@@ -988,7 +1026,7 @@ class PassWriter:
             buffers.append(("TQue<QuePosition::VECIN, 1>", queue, size))
         for node, queue in self.stores:
             ctype = GM_TYPES[self.program.buffers[node.args[0]].dtype]
-            size = f"{GROUP}" if self.mode == "inner" else "TILE"
+            size = f"{GROUP}" if self.mode == "inner" and node not in self.inline_stores else "TILE"
             buffers.append(("TQue<QuePosition::VECOUT, 1>", queue, f"BUFFER_NUM, {size} * sizeof({ctype})"))
         views = []
         for name, (kind, size, view) in self._scratch().items():
@@ -1106,14 +1144,15 @@ class PassWriter:
         var, size = group
         lines = [f"const int64_t g0 = groupChunk * {GROUP};",
                  f"const uint32_t groupCount = static_cast<uint32_t>(MinI({GROUP}, {cexpr(size)} - g0));"]
-        for node, queue in self.stores:
+        staged = [(node, queue) for node, queue in self.stores if node not in self.inline_stores]
+        for node, queue in staged:
             ctype = GM_TYPES[self.program.buffers[node.args[0]].dtype]
             lines.append(f"LocalTensor<{ctype}> stage{node.id} = {queue}.AllocTensor<{ctype}>();")
         lines.append("for (uint32_t g = 0; g < groupCount; ++g) {")
         lines.append(f"    const int64_t {var.name} = g0 + g;")
         lines += ["    " + line for line in self._reduction_body()]
         lines.append("}")
-        for node, queue in self.stores:
+        for node, queue in staged:
             name, index, _ = node.args
             first = cexpr(index.subs(var, sympy.Symbol("g0", integer=True)))
             lines += ["ScalarToMte3();", f"StoreLanes({_gm(name)}, {first}, stage{node.id}, groupCount);",
@@ -1218,8 +1257,7 @@ def _mode(item: Pass) -> str:
     last = item.reduction_vars[-1]
     if item.kind == "scan":
         if not item.ranges or any(slope(n.args[1], last) == 1 for n in item.nodes if n.op == "load"):
-            raise UnsupportedFunction("a scan along the innermost dimension is not lowered by the loop lowering "
-                                      "(the row-wise template takes cumsum and cumprod there)")
+            return "inner"
         return "outer"
     loads = [n for n in item.nodes if n.op == "load"]
     if any(slope(n.args[1], last) == 1 for n in loads) or not item.ranges:

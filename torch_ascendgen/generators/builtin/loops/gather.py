@@ -239,5 +239,28 @@ def vector_gather(writer, node: Node, fallback) -> Val | None:
     return out
 
 
+def index_value(writer, expr: sympy.Expr, fallback) -> Val | None:
+    """An index expression's values over the lanes as an int32 tile, by vector instructions where they are exact
+    (``fallback(out)``, lane by lane, elsewhere); None when it has no vector form at all."""
+    t, w = writer.tiles, writer
+    shared, moving = split_index(expr, w.moving_symbols())
+    if moving == 0 or moving.free_symbols & w.lane_indirect_symbols():
+        return None
+    out = t.temp()
+    start = len(t.lines)
+    t.emit(f"if (v0 + TILE < {VECTOR_INDEX_LIMIT}) {{")
+    relative = IndexTiles(w).tile(moving)
+    if relative is None:
+        del t.lines[start:]
+        t.release(out)
+        return None
+    t.emit(f"Adds({ints(out)}, {ints(relative)}, static_cast<int32_t>({cexpr(shared)}), count);")
+    t.emit("} else {")
+    fallback(out)
+    t.emit("}")
+    t.release(relative)
+    return out
+
+
 class _NoVectorForm(Exception):
     pass

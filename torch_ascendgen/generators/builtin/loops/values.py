@@ -200,6 +200,14 @@ class PassValues:
             text = cexpr(expr)
             return Val("scalar", f"static_cast<float>({text})" if node.dtype in FLOATS else text)
         step = self.w.lane_slope(expr)
+        if step is None and self.cls(node) != "W":
+            from torch_ascendgen.generators.builtin.loops.gather import index_value
+
+            out = index_value(self.w, expr, lambda target: self._lanewise(node, target, as_int=True))
+            if out is not None:
+                if node.dtype in FLOATS:
+                    self.t.emit(f"Cast({out.expr}, {ints(out)}, RoundMode::CAST_RINT, count);")
+                return out
         if step is None or self.cls(node) == "W":
             return self._lanewise(node)
         out = self.t.temp()
@@ -605,16 +613,18 @@ class PassValues:
         return self._lanewise(node)
 
     # -- lane by lane on the scalar unit: exact for every op and dtype, slow
-    def _lanewise(self, node: Node) -> Val:
+    def _lanewise(self, node: Node, out: Val | None = None, as_int: bool = False) -> Val:
+        """``node`` lane by lane on the scalar unit (into ``out`` if given; ``as_int``: int32 lanes whatever the
+        node's class)."""
         from torch_ascendgen.generators.builtin.loops.scalar_ops import scalar_expression
 
         operands = [a for a in node.args if isinstance(a, Node)]
         readers = {}
         for operand in operands:
             readers[operand] = self._lane_reader(operand)
-        cls = self.cls(node)
+        cls = "I" if as_int else self.cls(node)
         text = scalar_expression(node, lambda a: readers[a] if isinstance(a, Node) else None, self.w)
-        out = self.t.temp("wide" if cls == "W" else "mask" if cls == "M" else "full")
+        out = out or self.t.temp("wide" if cls == "W" else "mask" if cls == "M" else "full")
         self.t.emit("VectorToScalar();")
         if cls == "M":
             self.t.emit(f"Duplicate({halves(out)}, uint16_t(0), MASK_BYTES / 2);")
