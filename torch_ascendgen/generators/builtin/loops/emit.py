@@ -953,7 +953,8 @@ class PassWriter:
                     f"{out.expr}.SetValue(lane, s + carryErr{n}); }}")
         elif cls == "F" and kind in ("maximum", "minimum"):
             better = ">" if kind == "maximum" else "<"
-            self.folds.declared.append(f"float carry{n} = {'(-1.0f / 0.0f)' if kind == 'maximum' else '(1.0f / 0.0f)'};")
+            start = "(-1.0f / 0.0f)" if kind == "maximum" else "(1.0f / 0.0f)"
+            self.folds.declared.append(f"float carry{n} = {start};")
             step = (f"{{ const float x = {value.expr}.GetValue(lane); "
                     f"if (x != x || (carry{n} == carry{n} && x {better} carry{n})) carry{n} = x; "
                     f"{out.expr}.SetValue(lane, carry{n}); }}")
