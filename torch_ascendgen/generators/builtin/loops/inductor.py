@@ -112,7 +112,7 @@ class _Translation:
         computed = []
         for operation in self.graph.operations:
             if isinstance(operation, ir.ComputedBuffer):
-                if sympy.prod(operation.get_size()) != 0:  # an empty placeholder (batch norm's reserve) computes nothing
+                if sympy.prod(operation.get_size()) != 0:  # an empty placeholder (batch norm's reserve): nothing
                     computed.append(operation)
             else:
                 raise UnsupportedFunction(f"it uses {_describe(operation)}, which PyTorch Inductor runs as a "
