@@ -24,10 +24,12 @@ class Model(nn.Module):
 
 
 CASES = [
-    ((2, 77, 2048), torch.float16),  # CLIP text tower MLP
+    ((1, 16, 2048), torch.float16),  # CLIP text tower MLP
     ((50, 3072), torch.float32),
     ((), torch.float32),
     ((1, 2, 3, 4, 5), torch.bfloat16),
+    ((2, 2, 1, 3, 2, 4), torch.float16),
+    ((1, 2, 1, 2, 3, 1, 16), torch.float32),
     ((2, 1, 2, 1, 2, 1, 2, 5), torch.float32),
     ((0, 4), torch.float32),
 ]

@@ -28,6 +28,7 @@ CASES = [
     ((8, 16384), torch.bfloat16),
     ((3, 17, 96), torch.float32),
     ((5,), torch.float16),
+    ((2, 1, 3, 4, 1, 6), torch.bfloat16),
     ((), torch.float32),
     ((1, 1, 1, 1, 1, 1, 1, 7), torch.float32),
 ]

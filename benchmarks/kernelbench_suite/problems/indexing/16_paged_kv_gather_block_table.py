@@ -32,7 +32,7 @@ class Model(nn.Module):
 
 CASES = [
     # blocks, block_size, kv_heads, head_dim, seqs, max_blocks, kv_len, dtype
-    (64, 16, 8, 64, 4, 8, 120, torch.bfloat16),
+    (16, 16, 4, 64, 4, 4, 60, torch.bfloat16),
     (16, 16, 2, 128, 1, 1, 1, torch.float16),
     (10, 8, 1, 32, 3, 5, 40, torch.float32),
 ]

@@ -33,6 +33,7 @@ CASES = [
     ((3, 7, 5), torch.int8),
     ((16, 16), torch.uint8),
     ((4, 9), torch.bool),
+    ((2, 1, 3, 2, 1, 4), torch.int16),
     ((1, 2, 1, 2, 1, 2, 1, 3), torch.int64),
     ((0, 5), torch.int32),
 ]

@@ -30,6 +30,7 @@ CASES = [
     ((7,), torch.int8),
     ((), torch.int64),
     ((2, 3, 4, 5), torch.int16),
+    ((1, 2, 1, 3, 2, 1, 4), torch.int32),
     ((2, 1, 2, 1, 2, 1, 2, 1), torch.int64),
     ((0, 3), torch.int32),
 ]

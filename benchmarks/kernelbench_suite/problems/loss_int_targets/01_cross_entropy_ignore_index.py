@@ -29,7 +29,7 @@ class Model(nn.Module):
 CASES = [
     # N, C, ignored fraction, dtype
     (512, 9, 0.2, torch.float32),
-    (64, 32000, 0.1, torch.bfloat16),
+    (2, 32000, 0.1, torch.bfloat16),
     (1, 2, 0.0, torch.float16),
     (100, 1000, 0.5, torch.float32),
     (4, 10, 1.0, torch.float32),  # all ignored: NaN

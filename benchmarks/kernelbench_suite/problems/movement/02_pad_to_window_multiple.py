@@ -31,7 +31,7 @@ class Model(nn.Module):
 
 
 CASES = [
-    ((1, 56, 56, 96), torch.float32),  # already aligned
+    ((1, 28, 28, 96), torch.float32),  # already aligned
     ((2, 30, 45, 32), torch.float16),
     ((1, 1, 1, 8), torch.bfloat16),
     ((3, 13, 7, 16), torch.float32),

@@ -28,7 +28,7 @@ class Model(nn.Module):
 
 CASES = [
     # batch, heads, kv_heads, seq, kv_seq, head_dim, dtype
-    (1, 32, 8, 1, 64, 128, torch.bfloat16),
+    (1, 32, 8, 1, 16, 128, torch.bfloat16),
     (2, 8, 8, 4, 4, 64, torch.float16),  # MHA: n_rep 1
     (1, 16, 1, 3, 20, 64, torch.float32),  # MQA
     (3, 4, 2, 2, 2, 8, torch.float32),

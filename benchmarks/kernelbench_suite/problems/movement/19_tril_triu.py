@@ -29,6 +29,7 @@ CASES = [
     ((64, 64), torch.float32),
     ((2, 4, 16, 16), torch.bfloat16),
     ((3, 5, 8), torch.float16),
+    ((2, 1, 2, 2, 6, 6), torch.float32),
     ((1, 2, 1, 2, 1, 2, 4, 4), torch.float32),
     ((1, 1), torch.float32),
     ((2, 0, 3), torch.float32),

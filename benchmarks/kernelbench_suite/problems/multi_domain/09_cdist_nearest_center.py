@@ -30,7 +30,7 @@ class Model(nn.Module):
 
 
 CASES = [
-    ((1024, 64), (512, 64), torch.float32),
+    ((256, 64), (128, 64), torch.float32),
     ((2, 256, 32), (2, 16, 32), torch.float32),
     ((1, 8), (10, 8), torch.float32),
     ((100, 3), (5, 3), torch.float32),

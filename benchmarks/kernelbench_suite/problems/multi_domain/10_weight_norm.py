@@ -28,7 +28,7 @@ class Model(nn.Module):
 
 
 CASES = [
-    ((256, 128, 7), torch.float32),  # conv1d, HiFi-GAN
+    ((128, 64, 7), torch.float32),  # conv1d, HiFi-GAN
     ((256, 128), torch.float32),  # linear
     ((64, 32, 3, 3), torch.float32),  # conv2d
     ((128, 1, 16), torch.bfloat16),

@@ -35,6 +35,7 @@ CASES = [
     ((3072,), torch.float32),
     ((1, 1, 1, 1, 128), torch.bfloat16),
     ((4, 2, 3, 5, 64), torch.float32),
+    ((2, 1, 2, 1, 3, 1, 32), torch.float16),
     ((0, 3, 64), torch.bfloat16),
     ((1, 1), torch.float32),
 ]

@@ -32,7 +32,7 @@ class Model(nn.Module):
 
 
 CASES = [
-    (32, 128, 384, torch.float32),
+    (4, 64, 384, torch.float32),
     (4, 16, 768, torch.float16),
     (1, 1, 64, torch.bfloat16),
     (8, 300, 32, torch.float32),

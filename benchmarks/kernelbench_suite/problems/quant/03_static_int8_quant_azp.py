@@ -33,6 +33,7 @@ CASES = [
     ((3, 7, 512), torch.float16),
     ((), torch.float32),
     ((5,), torch.float32),
+    ((2, 3, 1, 4, 2, 8), torch.bfloat16),
     ((2, 1, 3, 1, 2, 1, 4, 8), torch.float32),
     ((0, 64), torch.bfloat16),
 ]
