@@ -370,9 +370,10 @@ def _reason(message: str) -> str:
 # ---- checking the problems in eager (no kernels) ---------------------------------------------------------
 
 
-def check_problem(problem: Problem, seed: int = 0, max_cases: int | None = None) -> list[str]:
+def check_problem(problem: Problem, seed: int = 0, max_cases: int | None = None,
+                  seen: list | None = None) -> list[str]:
     """What is wrong with a problem file, run in eager only: its format, and any case that does not run or
-    gives no tensor output. An empty list when it is fine."""
+    gives no tensor output. An empty list when it is fine. ``seen``, when given, receives every case's inputs."""
     try:
         module = load(problem)
         model = build_model(module, seed)
@@ -385,6 +386,8 @@ def check_problem(problem: Problem, seed: int = 0, max_cases: int | None = None)
     for index, case in enumerate(cases[:max_cases]):
         try:
             inputs = case_inputs(module, case, seed + 1000 * index)
+            if seen is not None:
+                seen.append(inputs)
             with torch.inference_mode():
                 outputs = model(*_clone(inputs))
         except Exception as exc:  # noqa: BLE001 - reported
