@@ -29,7 +29,8 @@ For each problem the runner builds the model once, wraps its ``forward`` with ``
 calls the wrapped forward on every case in order under ``torch.inference_mode()`` (so a kernel that serves
 several cases, ranks or shapes is reused, as in a model), comparing each result with the original forward's
 (shape, dtype, NaN positions; ``torch.allclose`` with KernelBench's tolerances, 1e-4 for float32 and 1e-2 for
-float16/bfloat16; integer and bool outputs exactly). A case is:
+float16/bfloat16, the looser one when half-precision inputs feed a float32 output; integer and bool outputs
+exactly). A case is:
 
 - *kernel*: the call ran a verified kernel and raised no AscendGenWarning;
 - *empty*: an input is empty and so is every output: the original ran because there is nothing to compute
@@ -198,8 +199,9 @@ def describe(inputs: list) -> str:
 # ---- comparing ---------------------------------------------------------------------------------------------
 
 
-def compare(got, expected) -> str:
-    """"" when ``got`` matches ``expected`` (same structure, shapes, dtypes, NaN/inf positions, close values)."""
+def compare(got, expected, input_dtypes=()) -> str:
+    """"" when ``got`` matches ``expected`` (same structure, shapes, dtypes, NaN/inf positions, close values; integer
+    and bool outputs exactly). ``input_dtypes``: the inputs' dtypes, for the tolerance (see ``tolerance``)."""
     got_leaves, got_tree = torch.utils._pytree.tree_flatten(got)
     expected_leaves, expected_tree = torch.utils._pytree.tree_flatten(expected)
     if got_tree != expected_tree:
@@ -220,7 +222,7 @@ def compare(got, expected) -> str:
             if not torch.equal(g, e):
                 return f"output {index} differs at {int((g != e).sum())} of {e.numel()} elements (exact dtype)"
             continue
-        rtol, atol = TOLERANCES.get(e.dtype, (1e-4, 1e-4))
+        rtol, atol = tolerance(e.dtype, input_dtypes)
         if e.element_size() == 1:  # float8: no arithmetic on CPU; compare the values in float32
             g, e, rtol, atol = g.float(), e.float(), FLOAT8_RTOL, 0.0
         if not torch.allclose(g, e, rtol=rtol, atol=atol, equal_nan=True):
@@ -234,6 +236,19 @@ def compare(got, expected) -> str:
                     f"{atol:g}); first at flat index {first}: expected {float(e.reshape(-1)[first]):.6g}, got "
                     f"{float(g.reshape(-1)[first]):.6g}; max abs error {worst:.3g}")
     return ""
+
+
+def tolerance(output_dtype: torch.dtype, input_dtypes=()) -> tuple[float, float]:
+    """KernelBench's (rtol, atol) for the output's dtype, or for the least precise float dtype among the inputs when
+    that is looser: a float32 result computed from float16 values carries float16's rounding in eager (eager rounds
+    every intermediate to its dtype; a fused kernel computes in float32 and rounds once)."""
+    known = [TOLERANCES[d] for d in (output_dtype, *input_dtypes) if d in TOLERANCES]
+    return max(known, default=(1e-4, 1e-4))
+
+
+def _dtypes(inputs: list, model: torch.nn.Module) -> set[torch.dtype]:
+    tensors = [t for t in torch.utils._pytree.tree_leaves(inputs) if isinstance(t, torch.Tensor)]
+    return {t.dtype for t in [*tensors, *model.parameters(), *model.buffers()]}
 
 
 def _clone(values: list) -> list:
@@ -292,7 +307,8 @@ def run_case(model: torch.nn.Module, wrapped, kernel_forward, inputs: list, othe
             ours.append(_reason(str(warning.message)))
         else:
             other_warnings.append(f"{label}: {warning.category.__name__}: {warning.message}")
-    outcome = CaseResult(label, "kernel", True, seconds, eager_s, mismatch=compare(got, expected))
+    outcome = CaseResult(label, "kernel", True, seconds, eager_s,
+                         mismatch=compare(got, expected, _dtypes(inputs, model)))
     outcome.correct = not outcome.mismatch
     if ours:
         outcome.status, outcome.reason = "fallback", "; ".join(dict.fromkeys(ours))

@@ -109,6 +109,14 @@ def test_compare_is_exact_on_integers_and_steps_float8():
     assert "differs" in run.compare(torch.tensor([1.0, 2.5, 448.0]).to(torch.float8_e4m3fn), fp8)
 
 
+def test_half_precision_inputs_loosen_a_float32_outputs_tolerance():
+    assert run.tolerance(torch.float32, {torch.float32, torch.int64}) == (1e-4, 1e-4)
+    assert run.tolerance(torch.float32, {torch.float16}) == (1e-2, 1e-2)
+    assert run.tolerance(torch.bfloat16) == (1e-2, 1e-2)
+    got, expected = torch.tensor([0.3628]), torch.tensor([0.3631])
+    assert run.compare(got, expected) and not run.compare(got, expected, {torch.bfloat16})
+
+
 def test_a_case_is_labelled_by_its_inputs():
     label = run.describe([torch.zeros(2, 0, 3, dtype=torch.float16), torch.zeros((), dtype=torch.int64), 3,
                           [torch.zeros(4)]])
