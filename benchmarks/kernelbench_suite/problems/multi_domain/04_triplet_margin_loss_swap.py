@@ -40,7 +40,9 @@ CASES = [
 def get_inputs(case=CASES[0]):
     shape, dtype = case
     anchor = torch.randn(shape)
-    return [anchor.to(dtype), (anchor + 0.3 * torch.randn(shape)).to(dtype), torch.randn(shape).to(dtype)]
+    positive = anchor + 0.5 * torch.randn(shape)
+    negative = anchor + 0.5 * torch.randn(shape)  # hard negatives: about half the triplets violate the margin
+    return [anchor.to(dtype), positive.to(dtype), negative.to(dtype)]
 
 
 def get_init_inputs():

@@ -40,7 +40,7 @@ CASES = [
     (1, 32, 0, torch.float32),
     (2, 7, 0, torch.float16),
     (4, 1, 200, torch.bfloat16),  # decode steps at position 200
-    (1, 1, 0, torch.float32),
+    (1, 1, 4095, torch.float32),  # a late decode step
     (3, 0, 0, torch.float32),
 ]
 
