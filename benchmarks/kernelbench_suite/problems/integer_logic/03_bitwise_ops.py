@@ -7,8 +7,8 @@ class Model(nn.Module):
     Bitwise and, or, xor and not on integer and bool tensors, with a tensor and with Python int constants (flag
     words and bit masks).
 
-    Where: bitsandbytes-/torchao-style bit manipulation of packed weights, and the packed-mask tricks of
-    xformers/flash-attention ports (`mask & 0xFF`, `flags | bit`, `~mask`).
+    Where: the bit packing of low-bit weights (torchao torchao/dtypes/uintx/bitpacking.py: `&`, `|`, shifts on
+    uint8), and flag words in ported C code (`flags & mask`, `flags | bit`, `~mask`).
     """
     def __init__(self):
         super(Model, self).__init__()

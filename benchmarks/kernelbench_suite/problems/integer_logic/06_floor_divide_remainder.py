@@ -8,8 +8,9 @@ class Model(nn.Module):
     divisor's sign), by a tensor and by Python int constants, as paged caches and position bucketing compute
     block ids and offsets.
 
-    Where: vLLM's slot mapping (`block_number = slot // block_size`, `block_offset = slot % block_size`),
-    `torch.div(a, b, rounding_mode="floor")` in HF models (e.g. Funnel, ProphetNet position buckets).
+    Where: vLLM's slot mapping (vllm/v1/worker/block_table.py `compute_slot_mapping`: `positions // block_size`,
+    `positions % block_size`) and `torch.div(..., rounding_mode="floor")` in HF transformers (e.g. Wav2Vec2's
+    `_get_feat_extract_output_lengths`).
     """
     def __init__(self, block_size: int = 16):
         super(Model, self).__init__()

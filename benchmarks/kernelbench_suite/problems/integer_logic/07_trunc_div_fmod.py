@@ -7,8 +7,9 @@ class Model(nn.Module):
     Truncating division and fmod (C semantics: the remainder takes the dividend's sign) on integers and floats, as
     ports of C/NumPy code compute them.
 
-    Where: `torch.div(a, b, rounding_mode="trunc")` in HF models (e.g. the old `torch_int_div` helper in
-    transformers pytorch_utils.py used by Wav2Vec2's conv output lengths) and `torch.fmod` in angle wrapping.
+    Where: ports of C/CUDA and NumPy code whose integer division truncates (`torch.div(a, b,
+    rounding_mode="trunc")`, the semantics torch.div documents for C-style division) and `torch.fmod` (NumPy's
+    `np.fmod`), e.g. angle wrapping in pose and rotation code.
     """
     def __init__(self):
         super(Model, self).__init__()

@@ -8,8 +8,9 @@ class Model(nn.Module):
     the image size (taken from the shape), floor and ceil cast to int64 and clamped to [0, size - 1], the
     fractional weights, and round/trunc casts of the same coordinates.
 
-    Where: manual `grid_sample` ports (e.g. `bilinear_sampler` in RAFT core/utils/utils.py and deformable-attention
-    reference code: `x0 = torch.floor(x).long()`, `x0.clamp(0, W - 1)`).
+    Where: PyTorch ports of the TensorFlow spatial-transformer sampler (kevinzakka/spatial-transformer-network
+    `bilinear_sampler`: floor corners cast to int, clipped to [0, W - 1]), written with `torch.floor(x).long()` and
+    `clamp`.
     """
     def __init__(self):
         super(Model, self).__init__()

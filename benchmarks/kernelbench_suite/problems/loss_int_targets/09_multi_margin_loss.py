@@ -8,8 +8,8 @@ class Model(nn.Module):
     Multi-class hinge (SVM) loss with int64 targets: for each sample, the mean over the other classes of
     max(0, margin - x[y] + x[i]) ** p, with p = 1 and p = 2, mean over the batch.
 
-    Where: `nn.MultiMarginLoss` used as a Crammer-Singer-style SVM head on CNN features (e.g. the PyTorch forum /
-    tutorial "Multi-class SVM" heads and adversarial-robustness code such as CW-style margin losses).
+    Where: `nn.MultiMarginLoss` (torch's multi-class hinge loss, Weston & Watkins' SVM formulation) used as an
+    SVM-style classification head on CNN features.
     """
     def __init__(self, margin: float = 1.0):
         super(Model, self).__init__()

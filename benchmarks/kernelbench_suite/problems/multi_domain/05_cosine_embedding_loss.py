@@ -8,8 +8,8 @@ class Model(nn.Module):
     Cosine embedding loss with int64 +1/-1 pair labels: 1 - cos for similar pairs, max(0, cos - margin) for
     dissimilar ones, mean and unreduced.
 
-    Where: `nn.CosineEmbeddingLoss(margin)` in siamese text and image matching (e.g. sentence-pair training in
-    sentence-transformers' older `CosineSimilarityLoss` alternatives, and cross-modal recipe retrieval im2recipe).
+    Where: `nn.CosineEmbeddingLoss(margin)` in siamese and cross-modal matching, e.g. torralba-lab/im2recipe-Pytorch
+    (recipe/image embedding alignment with +1/-1 pair labels).
     """
     def __init__(self, margin: float = 0.2):
         super(Model, self).__init__()

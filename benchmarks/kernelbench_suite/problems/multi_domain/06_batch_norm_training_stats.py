@@ -9,8 +9,7 @@ class Model(nn.Module):
     new running mean and variance (momentum update with the unbiased variance) returned as new tensors.
 
     Where: torch/nn/modules/batchnorm.py `_BatchNorm.forward` in training mode (batch statistics, running averages
-    with `momentum` and the unbiased variance), as written out in SyncBatchNorm references and functorch's
-    `replace_all_batch_norm_modules_` discussions.
+    with `momentum` and the unbiased variance), written out functionally as stateless training code does.
     """
     def __init__(self, momentum: float = 0.1, eps: float = 1e-5):
         super(Model, self).__init__()

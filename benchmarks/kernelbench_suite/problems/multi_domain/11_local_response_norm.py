@@ -8,9 +8,9 @@ class Model(nn.Module):
     Local response normalization across channels: each value divided by (k + alpha / n * sum of squares over a
     window of n neighbouring channels) ** beta, for 3-d and 4-d inputs.
 
-    Where: the Caffe-ported AlexNet/GoogLeNet/CaffeNet weights in PyTorch (`nn.LocalResponseNorm(5, 1e-4, 0.75, 2)`,
-    e.g. Cadene/pretrained-models.pytorch and the original GoogLeNet LRN layers), defined in torch/nn/functional.py
-    `local_response_norm`.
+    Where: the LRN layers of AlexNet (Krizhevsky et al. 2012: size 5, alpha 1e-4, beta 0.75, k 2) and the original
+    GoogLeNet, as PyTorch ports of those Caffe models write them (`nn.LocalResponseNorm`, torch/nn/functional.py
+    `local_response_norm`).
     """
     def __init__(self, size: int = 5, alpha: float = 1e-4, beta: float = 0.75, k: float = 2.0):
         super(Model, self).__init__()

@@ -8,8 +8,8 @@ class Model(nn.Module):
     LayerNorm over the last two dimensions (normalized_shape taken from the input), with an elementwise weight and
     bias of that shape: one mean and variance per leading index over a whole (rows, cols) plane.
 
-    Where: `nn.LayerNorm([C, H, W])`-style norms over several trailing dims, e.g. the patch-merging and token-mixing
-    norms of MLP-Mixer ports and the `F.layer_norm(x, x.shape[-2:])` of audio spectrogram front-ends.
+    Where: `nn.LayerNorm` with a multi-dim normalized_shape, as in the torch.nn.LayerNorm documentation's image
+    example (`nn.LayerNorm([C, H, W])`) and ports that normalize whole (time, frequency) planes.
     """
     def __init__(self, eps: float = 1e-5):
         super(Model, self).__init__()

@@ -8,8 +8,8 @@ class Model(nn.Module):
     Power-average (Lp) pooling: (sum of x^p over the window) ** (1/p), with p = 2 over 2x2 windows and p = 3 over
     windows of 4 steps of a sequence.
 
-    Where: `nn.LPPool2d` / `nn.LPPool1d` (L2 pooling in speaker and keyword-spotting front-ends, e.g. the
-    `LPPool2d(2, ...)` of TFLite-ported audio models), defined in torch/nn/functional.py `lp_pool2d`.
+    Where: `nn.LPPool2d` / `nn.LPPool1d` (torch/nn/functional.py `lp_pool2d`), the L2 pooling of Sermanet et al.
+    2012 (house-number CNNs) and of ports of Torch7 models that used `SpatialLPPooling`.
     """
     def __init__(self):
         super(Model, self).__init__()

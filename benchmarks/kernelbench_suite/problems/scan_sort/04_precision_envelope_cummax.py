@@ -7,9 +7,8 @@ class Model(nn.Module):
     The precision envelope of a precision-recall curve: the running maximum from the right (flip, cummax, flip), with
     the argmax positions cummax gives; the running minimum (cummin) of the recall the same way. Per class rows.
 
-    Where: pycocotools cocoeval.py `COCOeval.accumulate` (the `q[i-1] = max(q[i-1], q[i])` loop, written with
-    `torch.flip(torch.cummax(torch.flip(p, [-1]), -1).values, [-1])` in torch ports such as torchmetrics'
-    mean average precision backends).
+    Where: pycocotools cocoeval.py `COCOeval.accumulate` (the `q[i-1] = max(q[i-1], q[i])` loop over
+    detections), vectorized in PyTorch ports as `torch.flip(torch.cummax(torch.flip(p, [-1]), -1).values, [-1])`.
     """
     def __init__(self):
         super(Model, self).__init__()
