@@ -9,8 +9,8 @@ class Model(nn.Module):
     bytes taken with unfold, hashed as a polynomial in a prime (int64 arithmetic that wraps), and reduced modulo the
     number of buckets (remainder: non-negative).
 
-    Where: facebookresearch/blt bytelatent/model/local_models.py / utils (`rolling_polynomial_hash`,
-    `byte_group_hash_function`) of the Byte Latent Transformer.
+    Where: the hash n-gram embeddings of the Byte Latent Transformer (facebookresearch/blt, `bytelatent`:
+    `rolling_polynomial_hash` and `byte_group_hash_function`).
     """
     def __init__(self, group_size: int = 3, prime: int = 1000000007, max_hash: int = 30000):
         super(Model, self).__init__()

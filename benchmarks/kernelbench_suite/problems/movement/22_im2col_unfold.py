@@ -8,9 +8,9 @@ class Model(nn.Module):
     im2col with F.unfold (sliding local blocks, with padding and stride) and its inverse F.fold (overlapping blocks
     summed), as hand-written convolutions and local attention build their neighbourhoods.
 
-    Where: the Involution and local self-attention implementations (`F.unfold(x, kernel_size, padding, stride)`,
-    e.g. SASA / HaloNet ports in timm timm/layers/halo_attn.py and lucidrains' `local-attention`), and
-    torch.nn.Unfold's documented convolution-as-matmul example.
+    Where: torch.nn.Unfold's documented convolution-as-matmul example (`inp_unf = torch.nn.functional.unfold(inp,
+    (4, 5))`), and involution / stand-alone local self-attention ports that gather k x k neighbourhoods with
+    F.unfold.
     """
     def __init__(self, kernel_size: int = 3, padding: int = 1, stride: int = 1):
         super(Model, self).__init__()
