@@ -22,7 +22,7 @@ passes it back. ``get_init_inputs()`` builds one model for all of a problem's ca
 have one size and the cases vary the forward's inputs (ranks 0 to 8, zero-size and size-1 dimensions,
 float32/float16/bfloat16 and the integer types, where the function admits them). Integer index inputs are
 valid for their case (in range; unique where the operation needs it). Every case runs in eager PyTorch on
-the CPU (``--check`` and tests/unit/test_kernelbench_suite.py check that). A file without ``CASES`` (the
+the CPU (``--check`` and tests/unit/test_kernelbench_problems.py check that). A file without ``CASES`` (the
 first 58 problems) is one case, drawn ``DRAWS`` times with different seeds.
 
 For each problem the runner builds the model once, wraps its ``forward`` with ``ascend_kernel`` once, and
