@@ -34,6 +34,9 @@ GM_TYPES = {torch.float32: "float", torch.float16: "half", torch.bfloat16: "bflo
 SCALAR_TYPES = {"F": "float", "I": "int32_t", "W": "int64_t", "M": "bool"}
 _CMP = {"eq": "EQ", "ne": "NE", "lt": "LT", "le": "LE", "gt": "GT", "ge": "GE"}
 _CMP_C = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+# Ops whose float16/bfloat16 result is already a value of that type (no rounding to repeat)
+_EXACT_IN_NARROW = frozenset({"load", "constant", "to_dtype", "where", "masked", "index_expr", "neg", "abs",
+                              "maximum", "minimum", "relu", "identity", "getitem", "reduction"})
 _WRAP = {torch.int8: (0xFF, 0x80), torch.uint8: (0xFF, 0), torch.int16: (0xFFFF, 0x8000)}
 # Float ops the built-in lowering writes out in basic instructions (x is a tile)
 _FLOAT_UNARY = {
@@ -170,6 +173,8 @@ class PassValues:
             value = handler(node)
         except _Lanewise:
             value = self._lanewise(node)
+        if node.dtype in (torch.float16, torch.bfloat16) and node.op not in _EXACT_IN_NARROW:
+            value = self._round_float(value, node.dtype)  # eager rounds every half-precision op's result
         self.values[node] = value
         return value
 
@@ -288,6 +293,9 @@ class PassValues:
         """value rounded to ``dtype``'s precision (float16/bfloat16), still in a float tile."""
         if dtype == torch.float32:
             return value
+        if value.kind == "scalar":
+            narrow = {torch.float16: "half", torch.bfloat16: "bfloat16_t"}[dtype]
+            return Val("scalar", f"RoundTo<{narrow}>(static_cast<float>({value.expr}))")
         narrow = {torch.float16: "half", torch.bfloat16: "bfloat16_t"}[dtype]
         step, out = self.t.temp(), self.t.temp()
         self.t.emit(f"Cast({step.expr}.ReinterpretCast<{narrow}>(), {value.expr}, RoundMode::CAST_RINT, count);")
