@@ -70,10 +70,15 @@ class RegionRunner(torch.nn.Module):
             return self._eager(inputs)
 
     def prepare(self, inputs) -> Callable:
-        """The handler for these inputs' shapes and layouts (the kernel, or the ATen ops eagerly), remembered."""
+        """The handler for these inputs' shapes and layouts (the kernel where it is verified there and estimated
+        not slower than the ATen ops eagerly, else those ops), remembered."""
         key = _dispatch_key(inputs)
         try:
-            handler, _ = self.kernel_handler(inputs)
+            handler, compiled = self.kernel_handler(inputs)
+            slower = _slower_than_eager(compiled, self.region, list(inputs), self.target)
+            if slower:
+                self._log(slower, tuple(t.shape for t in inputs))
+                handler = self._eager
         except Exception as exc:  # noqa: BLE001 - whatever fails (cache I/O, a build, the device): eager, never wrong
             if self.settings.options.strict:
                 raise guard.typed(exc) from exc
@@ -204,6 +209,34 @@ def _example(value) -> torch.Tensor:
     return torch.randn(shape, device=device).to(value.dtype)
 
 
+def _slower_than_eager(compiled: CompiledKernel, region: torch.fx.GraphModule, tensors: list[torch.Tensor],
+                       target: Target) -> str:
+    """Why the kernel should not run at these shapes ("" when it may): its estimate is slower than eager's there."""
+    kernel = _kernel_ns(compiled, tensors)
+    eager = eager_ns_at(region, tensors, target)
+    if kernel is not None and kernel <= eager:
+        return ""
+    estimate = "no estimate" if kernel is None else f"an estimated {kernel / 1000:.2f} us"
+    return f"its kernel ({estimate}) is not faster than eager ({eager / 1000:.2f} us estimated) at these shapes"
+
+
+def eager_ns_at(region: torch.fx.GraphModule, tensors: list[torch.Tensor], target: Target) -> float:
+    """Eager's estimate for the region's ops at these inputs' shapes (eager_ns's rule, on fake tensors: nothing
+    runs, and the region's own graph keeps its metadata)."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    values: dict[torch.fx.Node, object] = {}
+
+    class Recorder(torch.fx.Interpreter):
+        def run_node(self, node):
+            values[node] = result = super().run_node(node)
+            return result
+
+    with FakeTensorMode(allow_non_fake_inputs=True) as mode:
+        Recorder(region).run(*[mode.from_tensor(t) for t in tensors])
+    return sum(_eager_op_ns(node, values, target) for node in region.graph.nodes)
+
+
 def _kernel_ns(compiled: CompiledKernel, tensors: list[torch.Tensor]) -> float | None:
     """The kernel's NPU time at these shapes (the simulator's estimate, or the NPU timing of its cache entry)."""
     return compiled.target.kernel_ns(compiled.runner, compiled.entry.meta, tensors)
@@ -212,13 +245,18 @@ def _kernel_ns(compiled: CompiledKernel, tensors: list[torch.Tensor]) -> float |
 def eager_ns(node: torch.fx.Node, target: Target) -> float:
     """Eager's estimate for one op (see EAGER_LAUNCH_NS): a launch, its blocks' dispatch, a GM latency and its
     bytes at the HBM bandwidth. Views and getitems are free. Compute is not counted (a lower bound)."""
+    return _eager_op_ns(node, {n: n.meta.get("val") for n in (node, *node.all_input_nodes)}, target)
+
+
+def _eager_op_ns(node: torch.fx.Node, values: dict, target: Target) -> float:
+    """eager_ns with the nodes' values (tensors, fake or real, or their metadata's) from ``values``."""
     from torch_ascendgen.targets.soc import get_soc
 
     if node.op != "call_function" or node_name(node) in FREE_OPS or _is_view(node):
         return 0.0
     soc = get_soc(target.soc)
-    moved = sum(_bytes(a.meta.get("val")) for a in node.all_input_nodes)
-    value = node.meta.get("val")
+    moved = sum(_bytes(values.get(a)) for a in node.all_input_nodes)
+    value = values.get(node)
     written = sum(_bytes(v) for v in (value if isinstance(value, (tuple, list)) else (value,)))
     blocks = min(soc.vector_cores, max(1, -(-written // EAGER_BLOCK_BYTES)))
     return (EAGER_LAUNCH_NS + blocks * EAGER_BLOCK_DISPATCH_NS + GM_READ_LATENCY_CYCLES / soc.clock_ghz
