@@ -10,11 +10,10 @@ escape, and keep the caller's peak memory within a bound.
 
 Examples whose ORIGINAL raises are skipped (``assume(False)``): those inputs are not ours to handle.
 
-One documented allowance (README, "Numerics"): a fused kernel computes float16/bfloat16 work in float32 and
-rounds once, where eager rounds after every op, so where an intermediate overflows float16 eager gives inf and
-the kernel the finite value. An element of a float16/bfloat16 output therefore also passes when it matches the
-same function run on float32 inputs and rounded once to the output dtype; float32, int and bool outputs must
-match the original itself.
+One allowance: kernels round every float16/bfloat16 op's result as eager does (README, "Numerics"), but a
+math function's last float32 bits may differ from eager's and round the other way. An element of a
+float16/bfloat16 output therefore also passes when it matches the same function run on float32 inputs and
+rounded once to the output dtype; float32, int and bool outputs must match the original itself.
 Each decorated call is made twice: the first call of a signature prepares it (capture, search or cache,
 verification) and the second takes the prepared route (the kernel, or the original after a fallback), so
 both paths are held to the property. Cost: the first call of a new signature searches kernels (a few

@@ -140,7 +140,20 @@ class Lowering:
         args = [self._arg(a, kind) for a in node.args]
         kwargs = {k: self._arg(v, kind) for k, v in node.kwargs.items()}
         self.kind = kind if kind in ("full", "col") else "full"
-        return handler(self, node, *args, **kwargs)
+        value = handler(self, node, *args, **kwargs)
+        dtype = getattr(node.meta.get("val"), "dtype", None)
+        if dtype in (torch.float16, torch.bfloat16) and isinstance(value, Val) and value.kind in ("full", "col"):
+            self._round_to(value, dtype)  # eager rounds every half-precision op's result
+        return value
+
+    def _round_to(self, value: Val, dtype: torch.dtype) -> None:
+        """``value`` rounded in place to ``dtype``'s precision (idempotent: a value of that type stays itself)."""
+        narrow = CTYPES[dtype]
+        count = "colCount" if value.kind == "col" else "count"
+        step = self.temp(value.kind)
+        self.emit(f"Cast({step.expr}.ReinterpretCast<{narrow}>(), {value.expr}, RoundMode::CAST_RINT, {count});")
+        self.emit(f"Cast({value.expr}, {step.expr}.ReinterpretCast<{narrow}>(), RoundMode::CAST_NONE, {count});")
+        self.release(step)
 
     def _arg(self, arg, kind: str):
         """A node argument as a Val; a per-row value used in a full-tile op is broadcast over its row."""
