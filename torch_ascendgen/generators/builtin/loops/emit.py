@@ -24,7 +24,7 @@ import torch
 
 from torch_ascendgen.errors import UnsupportedFunction
 from torch_ascendgen.generators.builtin.loops.cexpr import cexpr, slope
-from torch_ascendgen.generators.builtin.loops.gather import SPAN_TILES, vector_gather
+from torch_ascendgen.generators.builtin.loops.gather import SPAN_TILES, index_value, vector_gather
 from torch_ascendgen.generators.builtin.loops.ir import Node, Pass, Program
 from torch_ascendgen.generators.builtin.loops.scalar_ops import scalar_expression
 from torch_ascendgen.generators.builtin.loops.values import (
@@ -220,7 +220,7 @@ class PassWriter:
         if self.mode != "inner" and self.vector is not None:
             parts.append(f"CeilDivI({cexpr(self.length)}, {self.tile})")
         if self.mode == "inner" and self.group is not None:
-            parts.append(f"CeilDivI({cexpr(self.group[1])}, {GROUP})")
+            parts.append(cexpr(self.group[1]))  # a row per block at most: blocks share rows evenly
         return _host(" * ".join(parts) or "int64_t(1)")
 
     def varies(self, expr) -> bool:
@@ -283,6 +283,7 @@ class PassWriter:
         self.inline_stores: set[Node] = set()
         self.defined: set[Node] = set()  # indirect nodes already defined
         self.spans: list[tuple[torch.dtype, str]] = []  # span buffers of gathers
+        self.row_stores: set[Node] = set()  # stores of an inner reduction's rowResults
         self.copy_in: list[str] = []  # scalar statements and tile loads of an item's (or chunk's) body
         self.after: list[str] = []  # after the chunk loop of a reduction: its results and their stores
         self.folds = _Folds()
@@ -504,6 +505,10 @@ class PassWriter:
 
     def _widened(self, node: Node, value: Val) -> Val:
         return value
+
+    def index_value(self, expr, fallback) -> Val | None:
+        """An index expression's values over the lanes by vector instructions (gather.py), or None."""
+        return index_value(self, expr, fallback)
 
     # -- what gather.py asks of the pass
     def moving_symbols(self) -> set:
@@ -747,6 +752,9 @@ class PassWriter:
         name, index, value_node = node.args
         buffer = self.program.buffers[name]
         value = self.values.values[value_node]
+        if value.kind == "rows":
+            self._row_store(node)
+            return
         ctype = GM_TYPES[buffer.dtype]
         cls = self.values.cls(value_node)
         text = value.expr if value.kind == "scalar" else (
@@ -835,7 +843,11 @@ class PassWriter:
                 f"Select({acc.expr}, foldMask, {value.expr}, foldTmp, SELMODE::VSEL_TENSOR_TENSOR_MODE, count);")
 
     def _across(self, kind: str, acc: Val, number: int, node: Node) -> Val:
-        """An inner reduction's accumulator folded across its lanes into a scalar (NaN if any lane is NaN)."""
+        """An inner reduction's accumulator folded across its lanes into a scalar (NaN if any lane is NaN); where
+        the row's result is only stored, and next to the next row's, into the row's slot of a UB tile instead (no
+        scalar read: the next row's copy overlaps this row's work)."""
+        if self._stored_by_rows(node):
+            return self._across_into_row(kind, acc, node)
         name = f"red{number}"
         api = _REDUCE[kind]
         self.folds.finals[0].append(
@@ -849,6 +861,64 @@ class PassWriter:
         if node.dtype not in FLOATS:
             text = f"static_cast<{SCALAR_TYPES[self.values.cls(node)]}>({name})"
         return Val("scalar", text)
+
+    def _stored_by_rows(self, node: Node) -> bool:
+        group = getattr(self, "group", None)
+        users = [n for n in self.item.nodes if node in n.args]
+        return (group is not None and bool(users) and all(
+            u.op == "store_reduction" and u.args[2] is node and slope(u.args[1], group[0]) == 1 for u in users))
+
+    def _across_into_row(self, kind: str, acc: Val, node: Node) -> Val:
+        """rowResults[g * 8] = the row's result (a 32-byte slot each): NaN if any lane is NaN, which the sum of the
+        NaN lanes (0 elsewhere) adds."""
+        slot = "rowResults[g * 8]"
+        lines = [f"{_REDUCE[kind]}({slot}, {acc.expr}, foldWork, accLanes);"]
+        if kind != "sum":
+            lines += [f"Compare(foldMask, {acc.expr}, {acc.expr}, CMPMODE::NE, (accLanes + 63) / 64 * 64);",
+                      f"Select(foldTmp, foldMask, {acc.expr}, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, accLanes);",
+                      "ReduceSum(foldTmp2, foldTmp, foldWork, accLanes);",
+                      f"Add({slot}, {slot}, foldTmp2, 1);"]
+        self.folds.finals[0].append(" ".join(lines))
+        return Val("rows", "rowResults")
+
+    def _row_store(self, node: Node) -> None:
+        """A store of the rows' results (rowResults): gathered into consecutive lanes after the group, converted
+        to the buffer's dtype and copied out together."""
+        queue = f"qStore{len(self.stores)}"
+        self.stores.append((node, queue))
+        self.row_stores.add(node)
+
+    def _row_store_lines(self, node: Node, queue: str) -> list[str]:
+        name, index, value_node = node.args
+        dtype = self.program.buffers[name].dtype
+        ctype = GM_TYPES[dtype]
+        var = self.group[0]
+        first = cexpr(index.subs(var, sympy.Symbol("g0", integer=True)))
+        lines = ["Muls(rowOffsets.ReinterpretCast<int32_t>(), laneInts, int32_t(32), groupCount);",
+                 "Gather(rowGathered, rowResults, rowOffsets, 0u, groupCount);",
+                 f"LocalTensor<{ctype}> stage{node.id} = {queue}.AllocTensor<{ctype}>();"]
+        count = "groupCount"
+        if dtype == torch.float32:
+            lines.append(f"DataCopy(stage{node.id}, rowGathered, (groupCount + 7) / 8 * 8);")
+        elif dtype in (torch.float16, torch.bfloat16):
+            lines.append(f"Cast(stage{node.id}, rowGathered, RoundMode::CAST_RINT, {count});")
+        elif dtype == torch.bool:
+            lines += [f"CompareScalar(foldMask, rowGathered, 0.0f, CMPMODE::NE, ({count} + 63) / 64 * 64);",
+                      f"Duplicate(foldTmp.ReinterpretCast<half>(), static_cast<half>(1.0f), {count});",
+                      f"Select(foldTmp.ReinterpretCast<half>(), foldMask, foldTmp.ReinterpretCast<half>(), "
+                      f"static_cast<half>(0.0f), SELMODE::VSEL_TENSOR_SCALAR_MODE, {count});",
+                      f"Cast(stage{node.id}, foldTmp.ReinterpretCast<half>(), RoundMode::CAST_NONE, {count});"]
+        elif dtype in (torch.int64, torch.int32):  # sums of bools and small integers: exact in float
+            lines.append(f"Cast(foldTmp.ReinterpretCast<int32_t>(), rowGathered, RoundMode::CAST_RINT, {count});")
+            lines.append(f"Cast(stage{node.id}, foldTmp.ReinterpretCast<int32_t>(), RoundMode::CAST_NONE, {count});"
+                         if dtype == torch.int64 else
+                         f"DataCopy(stage{node.id}, foldTmp.ReinterpretCast<int32_t>(), ({count} + 7) / 8 * 8);")
+        else:
+            raise UnsupportedFunction(f"storing a reduction's rows as {dtype}")
+        lines += [f"{queue}.EnQue(stage{node.id}); stage{node.id} = {queue}.DeQue<{ctype}>();",
+                  f"StoreLanes({_gm(name)}, {first}, stage{node.id}, groupCount);",
+                  f"{queue}.FreeTensor(stage{node.id});"]
+        return lines
 
     def _arg_fold(self, kind: str, value: Val, number: int) -> Val:
         """argmax/argmin: the best value and its first index per lane (NaN is the largest and the smallest, as
@@ -1069,6 +1139,11 @@ class PassWriter:
             "helper": ("float", f"{4 + len(self.patterns)} * TILE * 4", helper),
             "fold": ("float", f"{_FOLD_TILES} * TILE * 4", fold),
             "one": ("uint8_t", "32", []),
+            "rows": ("float", f"{GROUP} * 8 * 4 + {GROUP} * 4 + {GROUP} * 4",
+                     [("rowResults", "LocalTensor<float> rowResults = rows[0];"),
+                      ("rowGathered", f"LocalTensor<float> rowGathered = rows[{GROUP} * 8];"),
+                      ("rowOffsets", f"LocalTensor<uint32_t> rowOffsets = rows[{GROUP} * 9]"
+                                     ".ReinterpretCast<uint32_t>();")]),
         }
 
     def _helper_bytes(self, used: str) -> float:
@@ -1098,7 +1173,9 @@ class PassWriter:
         if self.mode != "inner":
             sizes.append("chunks")
         elif group is not None:
-            lines.append(f"    const int64_t groups = CeilDivI({cexpr(group[1])}, {GROUP});")
+            rows = " * ".join([cexpr(size) for _, size in self.outer] + [cexpr(group[1])])
+            lines += [f"    const int64_t groupSize = MinI({GROUP}, CeilDivI({rows}, GetBlockNum()));",
+                      f"    const int64_t groups = CeilDivI({cexpr(group[1])}, groupSize);"]
             sizes.append("groups")
         lines += [f"    const int64_t items = {' * '.join(sizes) or 'int64_t(1)'};", "    int64_t begin, end;",
                   "    Share(items, begin, end);", "    for (int64_t item = begin; item < end; ++item) {",
@@ -1144,9 +1221,10 @@ class PassWriter:
         if group is None:
             return self._reduction_body()
         var, size = group
-        lines = [f"const int64_t g0 = groupChunk * {GROUP};",
-                 f"const uint32_t groupCount = static_cast<uint32_t>(MinI({GROUP}, {cexpr(size)} - g0));"]
-        staged = [(node, queue) for node, queue in self.stores if node not in self.inline_stores]
+        lines = ["const int64_t g0 = groupChunk * groupSize;",
+                 f"const uint32_t groupCount = static_cast<uint32_t>(MinI(groupSize, {cexpr(size)} - g0));"]
+        staged = [(node, queue) for node, queue in self.stores
+                  if node not in self.inline_stores and node not in self.row_stores]
         for node, queue in staged:
             ctype = GM_TYPES[self.program.buffers[node.args[0]].dtype]
             lines.append(f"LocalTensor<{ctype}> stage{node.id} = {queue}.AllocTensor<{ctype}>();")
@@ -1159,6 +1237,9 @@ class PassWriter:
             first = cexpr(index.subs(var, sympy.Symbol("g0", integer=True)))
             lines += ["ScalarToMte3();", f"StoreLanes({_gm(name)}, {first}, stage{node.id}, groupCount);",
                       f"{queue}.FreeTensor(stage{node.id});"]
+        for node, queue in self.stores:
+            if node in self.row_stores:
+                lines += self._row_store_lines(node, queue)
         return lines
 
     def _walk(self, phase: int) -> list[str]:

@@ -22,9 +22,19 @@ from torch_ascendgen.generators.builtin.lowering import Val
 SPAN_TILES = 2  # the span buffer holds this many tiles' elements (a slice with step 2 fits)
 _GATHER_DTYPES = (torch.float32, torch.float16, torch.bfloat16, torch.int32, torch.int16)
 _MAX_COEFFICIENT = 16
-# lanes below this (times at most _MAX_COEFFICIENT) keep every value of the index tile below 2**24, exact in float
-# for its divisions and extremes: the kernel takes the lane-by-lane branch past it, and for index tensors past 2**24
-VECTOR_INDEX_LIMIT = 1 << 20
+# every value of an index tile stays below this (exact in float for its divisions and extremes): the kernel takes the
+# lane-by-lane branch where the lanes times the expression's largest coefficient could pass it
+EXACT_LIMIT = 1 << 23
+
+
+def lane_limit(expr: sympy.Expr, moving: set) -> str:
+    """C++: the lane index (v0 + TILE) below which ``expr``'s vector evaluation is exact."""
+    largest = 1
+    for term in sympy.preorder_traversal(expr):
+        if isinstance(term, sympy.Mul) and term.free_symbols & moving:
+            coefficient, _ = term.as_coeff_Mul()
+            largest = max(largest, abs(int(coefficient)) if coefficient.is_Integer else _MAX_COEFFICIENT)
+    return f"{EXACT_LIMIT // largest}"
 
 
 def split_index(index: sympy.Expr, moving: set) -> tuple[sympy.Expr, sympy.Expr]:
@@ -195,11 +205,11 @@ def vector_gather(writer, node: Node, fallback) -> Val | None:
     shared, moving = split_index(index, w.moving_symbols())
     if moving == 0:
         return None
-    conditions = [f"v0 + TILE < {VECTOR_INDEX_LIMIT}"]
+    conditions = [f"v0 + TILE < {lane_limit(moving, w.moving_symbols())}"]
     for symbol in moving.free_symbols & w.lane_indirect_symbols():
         indirect = w.indirect_node(symbol)
         w.values.values[indirect.args[0]]  # the index values, read by both branches
-        conditions.append(f"{cexpr(indirect.args[1])} < {1 << 24}")
+        conditions.append(f"{cexpr(indirect.args[1])} < {EXACT_LIMIT}")
     guard = w.lane_guard_mask(node.region)
     out = t.temp()
     ctype = GM_TYPES[node.dtype]
@@ -248,7 +258,7 @@ def index_value(writer, expr: sympy.Expr, fallback) -> Val | None:
         return None
     out = t.temp()
     start = len(t.lines)
-    t.emit(f"if (v0 + TILE < {VECTOR_INDEX_LIMIT}) {{")
+    t.emit(f"if (v0 + TILE < {lane_limit(moving, w.moving_symbols())}) {{")
     relative = IndexTiles(w).tile(moving)
     if relative is None:
         del t.lines[start:]

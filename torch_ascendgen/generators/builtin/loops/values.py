@@ -206,9 +206,7 @@ class PassValues:
             return Val("scalar", f"static_cast<float>({text})" if node.dtype in FLOATS else text)
         step = self.w.lane_slope(expr)
         if step is None and self.cls(node) != "W":
-            from torch_ascendgen.generators.builtin.loops.gather import index_value
-
-            out = index_value(self.w, expr, lambda target: self._lanewise(node, target, as_int=True))
+            out = self.w.index_value(expr, lambda target: self._lanewise(node, target, as_int=True))
             if out is not None:
                 if node.dtype in FLOATS:
                     self.t.emit(f"Cast({out.expr}, {ints(out)}, RoundMode::CAST_RINT, count);")
