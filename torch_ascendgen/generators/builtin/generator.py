@@ -26,6 +26,7 @@ from torch_ascendgen.generators.builtin.looped import emit_looped, plan_looped
 from torch_ascendgen.generators.builtin.looped import ub_bytes as looped_ub_bytes
 from torch_ascendgen.generators.builtin.lowering import CTYPES, Lowering, Val, bool_condition_input, io_lines, widen
 from torch_ascendgen.generators.builtin.ops import REDUCTIONS, reduced_dims
+from torch_ascendgen.generators.builtin.sort import sort_candidates
 from torch_ascendgen.generators.builtin.templates import fill_template
 from torch_ascendgen.records import Candidate
 
@@ -56,6 +57,9 @@ class Plan:
 
 def generate_builtin(task: KernelTask, variants: int) -> list[Candidate]:
     """Up to ``variants`` candidates for ``task``; raises UnsupportedFunction with the reason."""
+    sorting = sort_candidates(task, variants)  # a sort, top-k or histc of an input (None: the graph is none of these)
+    if sorting is not None:
+        return sorting
     for spec in (*task.inputs, *task.outputs):
         if spec.dtype not in CTYPES and not bool_condition_input(task, spec):
             raise UnsupportedFunction(f"it uses {spec.dtype} tensors; the built-in generator handles float32, "
