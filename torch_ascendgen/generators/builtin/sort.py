@@ -202,17 +202,21 @@ def _sort_ub_bytes(plan: SortPlan, chunk: int, buffers: int) -> int:
 def _emit_sort(task: KernelTask, plan: SortPlan, chunk: int, buffers: int) -> str:
     config = [f"constexpr uint32_t CHUNK = {chunk};", f"constexpr int32_t BUFFER_NUM = {buffers};",
               f"constexpr uint32_t ORDER = {_ORDERS[plan.order]};",
-              f"constexpr bool DESCENDING = {'true' if plan.descending else 'false'};",
+              f"constexpr bool DESCENDING = {_cpp_bool(plan.descending)};",
               f"constexpr uint32_t TOPK = {plan.k};",
-              f"constexpr bool VALUES_OUT = {'true' if plan.values_out is not None else 'false'};",
-              f"constexpr bool INDICES_OUT = {'true' if plan.indices_out is not None else 'false'};",
+              f"constexpr bool VALUES_OUT = {_cpp_bool(plan.values_out is not None)};",
+              f"constexpr bool INDICES_OUT = {_cpp_bool(plan.indices_out is not None)};",
               f"constexpr int32_t TRAILING_ONES = {plan.trailing_ones};",
               f"constexpr int32_t SOURCE = {plan.source};",
-              f"constexpr bool CANONICAL_NAN = {'true' if plan.order == 'topk' and plan.dtype == torch.bfloat16 else 'false'};",
+              f"constexpr bool CANONICAL_NAN = {_cpp_bool(plan.order == 'topk' and plan.dtype == torch.bfloat16)};",
               f"using In = {_CTYPES[plan.dtype]};"]
     params, values, indices = _entry(task, plan.values_out, plan.indices_out)
     return fill_template("sort", {"config": "\n".join(config), "entry_params": params,
                                   "entry_args": f"in{plan.source}, {values}, {indices},"})
+
+
+def _cpp_bool(value: bool) -> str:
+    return "true" if value else "false"
 
 
 def _entry(task: KernelTask, values_out: int | None, indices_out: int | None) -> tuple[str, str, str]:
