@@ -120,6 +120,16 @@ public:
         return e;
     }
 
+    // Element i for a comparison only: its payload is read only where its key is ±inf (NaN is keyed so; the
+    // comparison needs its mark there), which saves the scalar unit one UB read per comparison in a partition.
+    __aicore__ inline Elem Peek(int32_t i) const
+    {
+        Elem e;
+        e.key = keys_.GetValue(base_ + i);
+        e.pay = e.key == POS_INF || e.key == NEG_INF ? pays_.GetValue(base_ + i) : 0u;
+        return e;
+    }
+
     __aicore__ inline void Put(int32_t i, const Elem& e) const
     {
         keys_.SetValue(base_ + i, e.key);
@@ -151,9 +161,9 @@ public:
     {
         Elem p = At(pivot);
         while (true) {
-            while (Before(At(first), p)) ++first;
+            while (Before(Peek(first), p)) ++first;
             --last;
-            while (Before(p, At(last))) --last;
+            while (Before(p, Peek(last))) --last;
             if (!(first < last)) return first;
             Swap(first, last);
             ++first;
@@ -745,8 +755,10 @@ private:
     }
 
     // Values rebuilt from keys (undoing the negation and the -0.0 and NaN keying) and clean indices for the
-    // `count` pairs of `pairs`, written to output positions [at, at + count) of row `row`.
-    __aicore__ inline void EmitLong(const LocalTensor<float>& pairs, uint32_t count, uint32_t row, uint32_t at)
+    // `count` pairs of `pairs`, written to output positions [at, at + count) of row `row`. `nans`: whether the
+    // pairs may hold NaN entries (their values are the input's own bits, read back).
+    __aicore__ inline void EmitLong(const LocalTensor<float>& pairs, uint32_t count, uint32_t row, uint32_t at,
+                                    bool nans)
     {
         uint32_t padded = (count + 63) / 64 * 64;
         LocalTensor<uint32_t> pays = sp_;
@@ -769,7 +781,7 @@ private:
             LocalTensor<In> vals = valQ_.AllocTensor<In>();
             FromFloat(vals, mark_, padded);
             Sync<HardEvent::V_S>();
-            for (uint32_t i = 0; i < count; ++i) {  // NaN: the input's own bits
+            for (uint32_t i = 0; nans && i < count; ++i) {  // NaN: the input's own bits
                 uint32_t p = pays.GetValue(i);
                 if ((p & NAN_BIT) == 0) continue;
                 if (CANONICAL_NAN) {
@@ -854,7 +866,7 @@ private:
         }
         if (keep_ > 1 && HasTie(best_, 0, keep_)) LongTopKScalar(row);
         Sync<HardEvent::S_V>();
-        EmitLong(best_, k_, row, 0);
+        EmitLong(best_, k_, row, 0, true);
     }
 
     // The row in torch's order by the scalar unit, into best_: a streamed heap in pairsB_ (std::partial_sort,
@@ -940,19 +952,13 @@ private:
         while (runs > 1) {
             uint32_t dst = src == 1 ? 2 : 1;
             uint32_t at = 0;
-            for (uint32_t i = 0; i < runs; i += 2) {
-                uint32_t s1 = tableGm_.GetValue(4 * i), l1 = tableGm_.GetValue(4 * i + 1);
-                uint32_t s2 = 0, l2 = 0;
-                if (i + 1 < runs) {
-                    s2 = tableGm_.GetValue(4 * (i + 1));
-                    l2 = tableGm_.GetValue(4 * (i + 1) + 1);
-                }
-                MergeRuns(Area(src), s1, l1, s2, l2, Area(dst), at);
-                tableGm_.SetValue(4 * (i / 2), at);
-                tableGm_.SetValue(4 * (i / 2) + 1, l1 + l2);
-                at += l1 + l2;
+            for (uint32_t i = 0; i < runs; i += 4) {
+                uint32_t merged = MergeRuns(Area(src), i, runs - i < 4 ? runs - i : 4, Area(dst), at);
+                tableGm_.SetValue(4 * (i / 4), at);
+                tableGm_.SetValue(4 * (i / 4) + 1, merged);
+                at += merged;
             }
-            runs = (runs + 1) / 2;
+            runs = (runs + 3) / 4;
             src = dst;
         }
         uint32_t finalStart = tableGm_.GetValue(0), finalLen = tableGm_.GetValue(1);
@@ -960,14 +966,14 @@ private:
         for (uint32_t done = 0; done < finalLen; done += CHUNK) {
             uint32_t count = finalLen - done < CHUNK ? finalLen - done : CHUNK;
             LoadPairs(pairsA_, Area(src) + 2 * uint64_t(finalStart + done), count);
-            EmitLong(pairsA_, count, row, at + done);
+            EmitLong(pairsA_, count, row, at + done, false);
         }
         at = DESCENDING ? 0 : finalLen;
         for (uint32_t c = 0; c < chunks_; ++c) {
             uint32_t nanStart = tableGm_.GetValue(4 * c + 2), nans = tableGm_.GetValue(4 * c + 3);
             if (nans == 0) continue;
             LoadPairs(pairsA_, Area(0) + 2 * uint64_t(nanStart), nans);
-            EmitLong(pairsA_, nans, row, at);
+            EmitLong(pairsA_, nans, row, at, true);
             at += nans;
         }
     }
@@ -989,39 +995,78 @@ private:
         PipeBarrier<PIPE_ALL>();
     }
 
-    // Merges the sorted runs [s1, s1 + l1) and [s2, s2 + l2) of area `from` into area `to` at `at`: windows
-    // of both in UB, MrgSort until one window runs out (exhausted suspension), the merged part out, repeat.
-    // The first run has the lower indices and is MrgSort's first queue, which wins ties.
-    __aicore__ inline void MergeRuns(uint64_t from, uint32_t s1, uint32_t l1, uint32_t s2, uint32_t l2, uint64_t to,
-                                     uint32_t at)
+    // Merges the sorted runs first .. first + count - 1 of the table (at most four, in area `from`) into area
+    // `to` at `at`; returns the merged length. Each run has a window of W pairs in UB; MrgSort merges the windows
+    // until one runs out (exhausted suspension), the merged part goes out, and only the windows that ran out are
+    // loaded again (the others go on from where MrgSort stopped). Runs stay in index order in MrgSort's list, so
+    // ties go to the lower index. The last run left is copied through.
+    __aicore__ inline uint32_t MergeRuns(uint64_t from, uint32_t first, uint32_t count, uint64_t to, uint32_t at)
     {
-        constexpr uint32_t W = CHUNK / 2;
-        LocalTensor<float> w1 = pairsA_, w2 = pairsA_[2 * W], out = pairsB_;
-        uint32_t p1 = 0, p2 = 0;
-        while (p1 < l1 && p2 < l2) {
-            uint32_t c1 = l1 - p1 < W ? l1 - p1 : W;
-            uint32_t c2 = l2 - p2 < W ? l2 - p2 : W;
-            LoadPairs(w1, from + 2 * uint64_t(s1 + p1), c1);
-            LoadPairs(w2, from + 2 * uint64_t(s2 + p2), c2);
-            uint16_t lens[4] = {uint16_t(c1), uint16_t(c2), 0, 0};
-            uint32_t taken[4] = {0, 0, 0, 0};
-            MrgSort<float, true>(out, MrgSortSrcList<float>(w1, w2, w1, w1), lens, taken, 0b11, 1);
-            Sync<HardEvent::V_S>();
-            StorePairs(to + 2 * uint64_t(at), out, taken[0] + taken[1]);
-            at += taken[0] + taken[1];
-            p1 += taken[0];
-            p2 += taken[1];
+        constexpr uint32_t W = CHUNK / 4;
+        uint32_t start[4], len[4], pos[4], off[4], have[4];
+        uint32_t total = 0;
+        for (uint32_t q = 0; q < count; ++q) {
+            start[q] = tableGm_.GetValue(4 * (first + q));
+            len[q] = tableGm_.GetValue(4 * (first + q) + 1);
+            pos[q] = off[q] = have[q] = 0;
+            total += len[q];
         }
-        for (uint32_t i = 0; i < 2; ++i) {   // the rest of whichever run is left
-            uint32_t s = i == 0 ? s1 + p1 : s2 + p2;
-            uint32_t left = i == 0 ? l1 - p1 : l2 - p2;
-            for (uint32_t done = 0; done < left; done += CHUNK) {
-                uint32_t count = left - done < CHUNK ? left - done : CHUNK;
-                LoadPairs(pairsA_, from + 2 * uint64_t(s + done), count);
-                Sync<HardEvent::MTE2_MTE3>();
-                StorePairs(to + 2 * uint64_t(at), pairsA_, count);
-                at += count;
+        while (true) {
+            PipeBarrier<PIPE_ALL>();
+            uint32_t active[4];
+            uint32_t m = 0;
+            for (uint32_t q = 0; q < count; ++q) {
+                if (pos[q] == len[q]) continue;
+                if (have[q] == 0) {
+                    have[q] = len[q] - pos[q] < W ? len[q] - pos[q] : W;
+                    off[q] = 0;
+                    DataCopyExtParams params{1, static_cast<uint32_t>(have[q] * 8), 0, 0, 0};
+                    DataCopyPadExtParams<float> pad{false, 0, 0, 0.0f};
+                    DataCopyPad(pairsA_[2 * q * W], wsGm_[from + 2 * uint64_t(start[q] + pos[q])], params, pad);
+                }
+                active[m++] = q;
             }
+            if (m < 2) {
+                if (m == 1) CopyRun(from + 2 * uint64_t(start[active[0]] + pos[active[0]]), len[active[0]] - pos[active[0]],
+                                    to + 2 * uint64_t(at));
+                return total;
+            }
+            Sync<HardEvent::MTE2_V>();
+            LocalTensor<float> queue[4];
+            uint16_t lens[4] = {0, 0, 0, 0};
+            for (uint32_t i = 0; i < 4; ++i) {
+                uint32_t q = active[i < m ? i : 0];
+                queue[i] = pairsA_[2 * (q * W + off[q])];
+                lens[i] = i < m ? uint16_t(have[q]) : 0;
+            }
+            uint32_t taken[4] = {0, 0, 0, 0};
+            uint16_t validBit = m == 2 ? 0b11 : (m == 3 ? 0b111 : 0b1111);
+            MrgSort<float, true>(pairsB_, MrgSortSrcList<float>(queue[0], queue[1], queue[2], queue[3]), lens, taken,
+                                 validBit, 1);
+            Sync<HardEvent::V_S>();
+            uint32_t out = 0;
+            for (uint32_t i = 0; i < m; ++i) {
+                uint32_t q = active[i];
+                pos[q] += taken[i];
+                off[q] += taken[i];
+                have[q] -= taken[i];
+                out += taken[i];
+            }
+            Sync<HardEvent::V_MTE3>();
+            DataCopyExtParams params{1, static_cast<uint32_t>(out * 8), 0, 0, 0};
+            DataCopyPad(wsGm_[to + 2 * uint64_t(at)], pairsB_, params);
+            at += out;
+        }
+    }
+
+    // `count` pairs from `from` to `to` in the workspace, through UB.
+    __aicore__ inline void CopyRun(uint64_t from, uint32_t count, uint64_t to)
+    {
+        for (uint32_t done = 0; done < count; done += CHUNK) {
+            uint32_t part = count - done < CHUNK ? count - done : CHUNK;
+            LoadPairs(pairsA_, from + 2 * uint64_t(done), part);
+            Sync<HardEvent::MTE2_MTE3>();
+            StorePairs(to + 2 * uint64_t(done), pairsA_, part);
         }
     }
 
