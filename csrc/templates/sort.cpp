@@ -20,9 +20,14 @@
 // Rows of up to CHUNK elements ("short" rows) are sorted several to a tile: each row padded to rowPad
 // elements (a power of two, at least 64) with -inf keys, Sort32 over the tile, then MrgSort levels that
 // merge within rows; values come back through Gather from the input tile. Longer rows are sorted CHUNK
-// elements at a time; sorts merge the chunks through the workspace (two runs at a time, streamed through
+// elements at a time; sorts merge the chunks through the workspace (four runs at a time, streamed through
 // UB with MrgSort's exhausted-queue suspension), top-k keeps the best k + 1 of the chunks seen in UB.
-// Values of long rows are rebuilt from their keys (and NaN payloads read back from the input).
+// Values of long rows are rebuilt from their keys (and NaN payloads read back from the input). bfloat16
+// top-k values of NaN are 0x7FC0: torch's bfloat16 topk goes through float (CANONICAL_NAN).
+//
+// Limits (the tiling declines, and torch runs): rows of 2^30 elements and more; unstable sorts of rows longer
+// than CHUNK (std::sort's order is rebuilt in UB only); long-row top-k with k >= LONG_KEEP, or with
+// k * 64 > n (std::nth_element's order) on rows over 2 * CHUNK.
 //
 // The regions between "// <<name" and "// >>name" are written by torch_ascendgen's generator; as checked
 // in they hold an example — torch.topk(x, 4) of float rows, values and indices — so that this file is a
@@ -110,7 +115,11 @@ __aicore__ inline int32_t FloorLog2(int32_t n)
 class Seq {
 public:
     __aicore__ inline Seq(const LocalTensor<float>& keys, const LocalTensor<uint32_t>& pays, uint32_t base)
-        : keys_(keys), pays_(pays), base_(base) {}
+    {
+        keys_ = keys;
+        pays_ = pays;
+        base_ = base;
+    }
 
     __aicore__ inline Elem At(int32_t i) const
     {
