@@ -46,7 +46,8 @@ struct TilingData {
     uint32_t k;             // elements of each output row: n (sort) or k (topk)
     uint32_t keep;          // entries of each row's order that are needed: n (sort), min(k + 1, n) (topk)
     uint32_t wsPerBlock;    // bytes of workspace per block (long-row sorts): three areas of n pairs and a table
-    uint32_t reserved;
+    uint32_t split;         // long-row top-k: blocks sharing one row (1: a block takes whole rows)
+    uint32_t chunksPerPart; // ... and the chunks each of them takes
 };
 
 constexpr uint32_t ORDER_STABLE = 0;    // torch.sort(stable=True): equal values in index order
@@ -71,6 +72,8 @@ constexpr uint32_t SLACK = 64;                  // elements past CHUNK in every 
 constexpr uint32_t SPAN = CHUNK + SLACK;
 constexpr uint32_t MASK_SPAN = (SPAN / 8 + 31) / 32 * 32;  // bytes of one bit mask
 constexpr uint32_t LONG_KEEP = 1024;            // long-row top-k keeps at most this many entries
+constexpr uint32_t SLOT_BYTES = (32 + 12 * LONG_KEEP + 511) / 512 * 512;  // a block's share of a split row
+constexpr uint32_t MAX_SPLIT = 64;              // blocks sharing one row at most
 constexpr uint32_t NAN_BIT = 0x40000000u;
 constexpr uint32_t NEG_ZERO_BIT = 0x80000000u;
 constexpr float POS_INF = __builtin_huge_valf();
@@ -374,13 +377,19 @@ public:
         chunks_ = t.chunks;
         k_ = t.k;
         keep_ = t.keep;
+        split_ = t.split;
+        chunksPerPart_ = t.chunksPerPart;
         uint32_t first = t.rowsPerBlock * GetBlockIdx();
         firstRow_ = first;
         rowCount_ = first >= t.rows ? 0 : (t.rows - first < t.rowsPerBlock ? t.rows - first : t.rowsPerBlock);
         inGm_.SetGlobalBuffer((__gm__ In*)x);
         if (values != nullptr) valGm_.SetGlobalBuffer((__gm__ In*)values);
         if (indices != nullptr) idxGm_.SetGlobalBuffer((__gm__ int64_t*)indices);
-        if (t.wsPerBlock > 0) {  // this block's table (scalar writes: 64-byte cache lines), then areas S, A, B
+        if (split_ > 1) {  // a slot per block: counts, best pairs, NaN payloads
+            slotGm_.SetGlobalBuffer((__gm__ uint32_t*)workspace);
+            slotPairsGm_.SetGlobalBuffer((__gm__ float*)workspace);
+        }
+        if (t.wsPerBlock > 0 && split_ <= 1) {  // this block's table (scalar writes: 64-byte cache lines), then areas S, A, B
             GM_ADDR mine = workspace + uint64_t(t.wsPerBlock) * GetBlockIdx();
             tableGm_.SetGlobalBuffer((__gm__ uint32_t*)mine);
             wsGm_.SetGlobalBuffer((__gm__ float*)(mine + TableBytes(chunks_)));
@@ -389,12 +398,17 @@ public:
         pipe_.InitBuffer(valQ_, 1, CHUNK * sizeof(In));
         pipe_.InitBuffer(idxQ_, 1, CHUNK * sizeof(int64_t));
         pipe_.InitBuffer(work_, (13 * SPAN + 2 * LONG_KEEP) * sizeof(float) + 5 * MASK_SPAN);
+        pipe_.InitBuffer(headBuf_, MAX_SPLIT * 32);
         Carve();
         Constants();
     }
 
     __aicore__ inline void Process()
     {
+        if (split_ > 1) {
+            SplitTopK();
+            return;
+        }
         if (rowCount_ == 0) return;
         if (chunks_ == 0) {
             ShortRows();
@@ -827,7 +841,15 @@ private:
     __aicore__ inline void LongTopK(uint32_t row)
     {
         uint32_t nans = 0, kept = 0;
-        for (uint32_t c = 0; c < chunks_; ++c) {
+        CollectTopK(row, 0, chunks_, nans, kept);
+        FinishTopK(row, nans, kept);
+    }
+
+    // Chunks [c0, c1) of a row: their NaN payloads appended to nanList_, their best entries merged into best_
+    // (`nans` and `kept` entries, each at most keep).
+    __aicore__ inline void CollectTopK(uint32_t row, uint32_t c0, uint32_t c1, uint32_t& nans, uint32_t& kept)
+    {
+        for (uint32_t c = c0; c < c1; ++c) {
             uint32_t len = 0;
             LocalTensor<float> sorted = SortChunk(row, c, len);
             Sync<HardEvent::V_S>();
@@ -837,24 +859,37 @@ private:
             for (uint32_t i = 0; i < chunkNans && nans < keep_; ++i) nanList_.SetValue(nans++, PayAt(sorted, nanStart + i));
             uint32_t take = len - chunkNans < keep_ ? len - chunkNans : keep_;
             Sync<HardEvent::S_V>();
-            if (take == 0) continue;
-            LocalTensor<float> merged = spare_;
-            if (kept == 0 && start % 4 == 0) {
-                DataCopy(merged, sorted[2 * start], (2 * take + 63) / 64 * 64);
-            } else if (kept == 0) {
-                for (uint32_t i = 0; i < 2 * take; ++i) merged.SetValue(i, sorted.GetValue(2 * start + i));
-                Sync<HardEvent::S_V>();
-            } else {
-                uint16_t lens[4] = {uint16_t(kept), uint16_t(take), 0, 0};
-                MrgSort4Info info(lens, false, 0b11, 1);
-                MrgSort(merged, MrgSortSrcList<float>(best_, sorted[2 * start], best_, best_), info);
-            }
-            PipeBarrier<PIPE_V>();
-            kept = kept + take < keep_ ? kept + take : keep_;
-            DataCopy(best_, merged, (2 * kept + 63) / 64 * 64);
-            PipeBarrier<PIPE_V>();
+            MergeIntoBest(sorted, start, take, spare_, kept);
         }
-        // best_ becomes the first `keep` of [NaN entries, best] (descending) or [best, NaN entries] (ascending).
+    }
+
+    // The `take` sorted pairs of `src` from pair `start` merged after best_'s `kept` (best_ first: it holds the
+    // lower indices, and MrgSort's first queue wins ties), through `merged`; best_ keeps the first `keep`.
+    __aicore__ inline void MergeIntoBest(const LocalTensor<float>& src, uint32_t start, uint32_t take,
+                                         const LocalTensor<float>& merged, uint32_t& kept)
+    {
+        if (take == 0) return;
+        if (kept == 0 && start % 4 == 0) {
+            DataCopy(merged, src[2 * start], (2 * take + 63) / 64 * 64);
+        } else if (kept == 0) {
+            Sync<HardEvent::V_S>();
+            for (uint32_t i = 0; i < 2 * take; ++i) merged.SetValue(i, src.GetValue(2 * start + i));
+            Sync<HardEvent::S_V>();
+        } else {
+            uint16_t lens[4] = {uint16_t(kept), uint16_t(take), 0, 0};
+            MrgSort4Info info(lens, false, 0b11, 1);
+            MrgSort(merged, MrgSortSrcList<float>(best_, src[2 * start], best_, best_), info);
+        }
+        PipeBarrier<PIPE_V>();
+        kept = kept + take < keep_ ? kept + take : keep_;
+        DataCopy(best_, merged, (2 * kept + 63) / 64 * 64);
+        PipeBarrier<PIPE_V>();
+    }
+
+    // best_ becomes the first `keep` of [NaN entries, best] (descending) or [best, NaN entries] (ascending),
+    // redone in torch's order when it has equal keys, and goes out.
+    __aicore__ inline void FinishTopK(uint32_t row, uint32_t nans, uint32_t kept)
+    {
         Sync<HardEvent::V_S>();
         LocalTensor<uint32_t> bits = best_.ReinterpretCast<uint32_t>();
         uint32_t nanTake = nans < keep_ ? nans : keep_;
@@ -876,6 +911,71 @@ private:
         if (keep_ > 1 && HasTie(best_, 0, keep_)) LongTopKScalar(row);
         Sync<HardEvent::S_V>();
         EmitLong(best_, k_, row, 0, true);
+    }
+
+    // A long row's top k over `split_` blocks: each collects its share of the chunks and publishes its best and
+    // NaN entries to its workspace slot; after SyncAll the row's first block merges the slots in chunk order
+    // (lower indices first, so ties still go to the lower index) and finishes the row.
+    __aicore__ inline void SplitTopK()
+    {
+        uint32_t part = GetBlockIdx() % split_;
+        uint32_t row = GetBlockIdx() / split_;
+        uint32_t c0 = part * chunksPerPart_;
+        uint32_t c1 = c0 + chunksPerPart_ < chunks_ ? c0 + chunksPerPart_ : chunks_;
+        uint32_t nans = 0, kept = 0;
+        CollectTopK(row, c0, c1, nans, kept);
+        LocalTensor<uint32_t> counts = headBuf_.Get<uint32_t>();  // its own buffer: scalar reads beside vector work
+        Sync<HardEvent::V_S>();
+        counts.SetValue(0, kept);
+        counts.SetValue(1, nans);
+        Sync<HardEvent::S_MTE3>();
+        Sync<HardEvent::V_MTE3>();
+        uint64_t slot = uint64_t(GetBlockIdx()) * SLOT_BYTES / 4;  // in 4-byte words
+        DataCopy(slotGm_[slot], counts, 8);
+        if (kept > 0) {
+            DataCopyExtParams params{1, kept * 8, 0, 0, 0};
+            DataCopyPad(slotPairsGm_[slot + 8], best_, params);
+        }
+        if (nans > 0) {
+            DataCopyExtParams params{1, nans * 4, 0, 0, 0};
+            DataCopyPad(slotGm_[slot + 8 + 2 * LONG_KEEP], nanList_, params);
+        }
+        PipeBarrier<PIPE_ALL>();
+        SyncAll();
+        if (part != 0) return;
+        // The other parts' counts in one strided copy, then their best entries, as many slots at a time as fit.
+        uint32_t others = split_ - 1;
+        uint64_t first = uint64_t(GetBlockIdx() + 1) * SLOT_BYTES / 4;
+        DataCopyExtParams heads{uint16_t(others), 32, SLOT_BYTES - 32, 0, 0};
+        DataCopyPadExtParams<uint32_t> noPad{false, 0, 0, 0u};
+        DataCopyPad(counts, slotGm_[first], heads, noPad);
+        Sync<HardEvent::MTE2_S>();
+        uint32_t stride = (keep_ * 8 + 31) / 32 * 4;  // pairs between two slots' entries in UB
+        uint32_t group = 2 * SPAN / (2 * stride);
+        for (uint32_t g = 0; g < others; g += group) {
+            uint32_t inGroup = others - g < group ? others - g : group;
+            DataCopyExtParams params{uint16_t(inGroup), keep_ * 8, SLOT_BYTES - keep_ * 8, 0, 0};
+            DataCopyPadExtParams<float> pad{false, 0, 0, 0.0f};
+            DataCopyPad(pairsA_, slotPairsGm_[first + uint64_t(g) * SLOT_BYTES / 4 + 8], params, pad);
+            Sync<HardEvent::MTE2_V>();
+            Sync<HardEvent::MTE2_S>();
+            for (uint32_t i = 0; i < inGroup; ++i) {
+                uint32_t theirKept = counts.GetValue(8 * (g + i)), theirNans = counts.GetValue(8 * (g + i) + 1);
+                if (theirNans > 0 && nans < keep_) {  // rare: their NaN payloads, one copy
+                    LocalTensor<uint32_t> list = mark_.ReinterpretCast<uint32_t>();
+                    DataCopyExtParams nanParams{1, theirNans * 4, 0, 0, 0};
+                    DataCopyPad(list, slotGm_[first + uint64_t(g + i) * SLOT_BYTES / 4 + 8 + 2 * LONG_KEEP], nanParams,
+                                noPad);
+                    Sync<HardEvent::MTE2_S>();
+                    for (uint32_t j = 0; j < theirNans && nans < keep_; ++j) nanList_.SetValue(nans++, list.GetValue(j));
+                    Sync<HardEvent::S_V>();
+                    Sync<HardEvent::S_MTE2>();
+                }
+                MergeIntoBest(pairsA_, i * stride, theirKept, pairsB_, kept);
+            }
+            Sync<HardEvent::V_MTE2>();
+        }
+        FinishTopK(row, nans, kept);
     }
 
     // The row in torch's order by the scalar unit, into best_: a streamed heap in pairsB_ (std::partial_sort,
@@ -906,12 +1006,28 @@ private:
                 all.MakeHeap(0, int32_t(k_));
                 from = k_;
             }
-            for (uint32_t i = from; i < len; ++i) {
-                Elem e = chunk.At(int32_t(i));
-                if (!heap) {
-                    all.Put(int32_t(c * CHUNK + i), e);
-                } else if (Before(e, all.At(0))) {
+            if (!heap) {
+                for (uint32_t i = from; i < len; ++i) all.Put(int32_t(c * CHUNK + i), chunk.At(int32_t(i)));
+                continue;
+            }
+            // std::__heap_select's scan: an element replaces the heap's top when it goes before it. The top only
+            // gets better, so an element whose key is below the chunk's first top (which every element that
+            // goes before a top has not) is passed over by a vector compare, the rest checked one by one.
+            Elem top = all.At(0);
+            Sync<HardEvent::S_V>();
+            CompareScalar(mTie_, key_, top.key, CMPMODE::GE, CHUNK);
+            Sync<HardEvent::V_S>();
+            LocalTensor<uint32_t> words = mTie_.ReinterpretCast<uint32_t>();
+            for (uint32_t w = from / 32; w * 32 < len; ++w) {
+                uint32_t bits = words.GetValue(w);
+                while (bits != 0) {
+                    uint32_t i = w * 32 + uint32_t(__builtin_ctz(bits));
+                    bits &= bits - 1;
+                    if (i < from || i >= len) continue;
+                    Elem e = chunk.At(int32_t(i));
+                    if (!Before(e, top)) continue;
                     all.AdjustHeap(0, 0, int32_t(k_), e);
+                    top = all.At(0);
                 }
             }
         }
@@ -1082,16 +1198,16 @@ private:
     TPipe pipe_;
     TQue<QuePosition::VECIN, 1> inQ_;
     TQue<QuePosition::VECOUT, 1> valQ_, idxQ_;
-    TBuf<QuePosition::VECCALC> work_;
+    TBuf<QuePosition::VECCALC> work_, headBuf_;
     GlobalTensor<In> inGm_, valGm_;
     GlobalTensor<int64_t> idxGm_;
-    GlobalTensor<float> wsGm_;
-    GlobalTensor<uint32_t> tableGm_;
+    GlobalTensor<float> wsGm_, slotPairsGm_;
+    GlobalTensor<uint32_t> tableGm_, slotGm_;
     LocalTensor<float> xf_, key_, mark_, colF_, pairsA_, pairsB_, best_, spare_;
     LocalTensor<uint32_t> pay_, sp_, nanList_;
     LocalTensor<int32_t> pos_, rowBase_;
     LocalTensor<uint8_t> mValid_, mPair_, mZero_, mNum_, mTie_;
-    uint32_t n_ = 0, rowPad_ = 0, rowsPerTile_ = 0, chunks_ = 0, k_ = 0, keep_ = 0;
+    uint32_t n_ = 0, rowPad_ = 0, rowsPerTile_ = 0, chunks_ = 0, k_ = 0, keep_ = 0, split_ = 1, chunksPerPart_ = 0;
     uint32_t firstRow_ = 0, rowCount_ = 0;
 };
 
@@ -1117,7 +1233,7 @@ extern "C" uint32_t ascendgen_tiling(uint32_t coreNum, int32_t tensorCount, cons
     uint64_t k = ORDER == ORDER_TOPK ? TOPK : n;
     if (rows == 0 || n == 0 || k == 0 || k > n || n >= (1ull << 30) || rows > 0xFFFFFFFFull) return 0;
     uint64_t keep = ORDER == ORDER_TOPK ? (k + 1 < n ? k + 1 : n) : n;
-    uint64_t rowPad = 64, rowsPerTile = 1, chunks = 0, wsPerBlock = 0;
+    uint64_t rowPad = 64, rowsPerTile = 1, chunks = 0, wsPerBlock = 0, split = 1, chunksPerPart = 0;
     if (n <= CHUNK) {
         while (rowPad < n) rowPad *= 2;
         rowsPerTile = CHUNK / rowPad;
@@ -1128,10 +1244,21 @@ extern "C" uint32_t ascendgen_tiling(uint32_t coreNum, int32_t tensorCount, cons
         chunks = (n + CHUNK - 1) / CHUNK;
         if (ORDER != ORDER_TOPK) wsPerBlock = TableBytes(chunks) + (3 * n * 8 + 511) / 512 * 512;
         if (wsPerBlock > 0xFFFFFFFFull) return 0;
+        if (ORDER == ORDER_TOPK && rows < coreNum && coreNum / rows >= 2) {  // several blocks to a row
+            split = coreNum / rows < chunks ? coreNum / rows : chunks;
+            if (split > MAX_SPLIT) split = MAX_SPLIT;
+            chunksPerPart = (chunks + split - 1) / split;
+            split = (chunks + chunksPerPart - 1) / chunksPerPart;
+            if (split > 1) wsPerBlock = SLOT_BYTES;
+        }
     }
     uint64_t blocks = rows < coreNum ? rows : coreNum;
     uint64_t rowsPerBlock = (rows + blocks - 1) / blocks;
     blocks = (rows + rowsPerBlock - 1) / rowsPerBlock;
+    if (split > 1) {  // every block resident (SyncAll), one (row, part) each
+        blocks = rows * split;
+        rowsPerBlock = 1;
+    }
     tiling->rows = static_cast<uint32_t>(rows);
     tiling->cols = static_cast<uint32_t>(n);
     tiling->rowsPerBlock = static_cast<uint32_t>(rowsPerBlock);
@@ -1141,7 +1268,8 @@ extern "C" uint32_t ascendgen_tiling(uint32_t coreNum, int32_t tensorCount, cons
     tiling->k = static_cast<uint32_t>(k);
     tiling->keep = static_cast<uint32_t>(keep);
     tiling->wsPerBlock = static_cast<uint32_t>(wsPerBlock);
-    tiling->reserved = 0;
+    tiling->split = static_cast<uint32_t>(split);
+    tiling->chunksPerPart = static_cast<uint32_t>(chunksPerPart);
     *workspaceBytes = wsPerBlock * blocks;
     return static_cast<uint32_t>(blocks);
 }

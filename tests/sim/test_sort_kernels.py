@@ -30,8 +30,9 @@ def sort_desc_stable(x):
 
 
 CASES = {
-    "topk_f32": (lambda x: torch.topk(x, 4), F32, SHORT + LONG),
-    "topk_smallest_bf16": (lambda x: torch.topk(x, 3, largest=False), BF16, SHORT + LONG),
+    # long rows, fewer than the cores: several blocks share a row (SyncAll); 50 long rows: a block each
+    "topk_f32": (lambda x: torch.topk(x, 4), F32, SHORT + LONG + [(1, 40000)]),
+    "topk_smallest_bf16": (lambda x: torch.topk(x, 3, largest=False), BF16, SHORT + LONG + [(50, 2100)]),
     "topk_values_f16": (lambda x: torch.topk(x, 5).values, F16, SHORT[:1] + [(4, 9)] + LONG[:1]),
     # k * 64 > n: std::nth_element's order, the row whole in UB (up to 2 chunks); k * 64 <= n: a streamed heap
     "topk_k100_indices_f32": (lambda x: torch.topk(x, 100)[1], F32, [(4, 100), (3, 101), (3, 3000), (2, 4096),

@@ -24,7 +24,8 @@ def histc_candidates(task: KernelTask, plan, variants: int) -> list[Candidate]:
                                   f"{MAX_BINS} bins in UB")
     counting = ["vector", "scalar"] if plan.bins <= 64 else ["scalar", "vector"]
     grid = [(tile, mode) for mode in counting for tile in (4096, 2048) if _ub_bytes(plan.bins, tile) <= _UB_BUDGET]
-    return [Candidate(_emit(task, plan, tile, mode), VERSION, {"template": "histc", "tile": tile, "counting": mode, "buffers": 2},
+    return [Candidate(_emit(task, plan, tile, mode), VERSION,
+                      {"template": "histc", "tile": tile, "counting": mode, "buffers": 2},
                       f"histc kernel, {plan.bins} bins counted by the {mode} unit, {tile}-element tiles")
             for tile, mode in grid[: max(1, variants)]]
 

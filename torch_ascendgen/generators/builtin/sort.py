@@ -196,7 +196,8 @@ def _sort_ub_bytes(plan: SortPlan, chunk: int, buffers: int) -> int:
     """UB the sort template's InitBuffer calls take (see SortKernel::Init)."""
     size = plan.dtype.itemsize
     span = chunk + 64
-    return (buffers + 1) * chunk * size + chunk * 8 + (13 * span + 2 * 1024) * 4 + 5 * ((span // 8 + 31) // 32 * 32)
+    return ((buffers + 1) * chunk * size + chunk * 8 + (13 * span + 2 * 1024) * 4 + 5 * ((span // 8 + 31) // 32 * 32)
+            + 64 * 32)
 
 
 def _emit_sort(task: KernelTask, plan: SortPlan, chunk: int, buffers: int) -> str:
