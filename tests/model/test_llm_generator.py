@@ -20,7 +20,7 @@ def scale_sub(x, y):
     return x * 3 - y
 
 
-def int_add(x, y):  # int32: the built-in generator declines it
+def double_add(x, y):  # float64: the built-in generator declines it (the vector unit has no float64)
     return x + y
 
 
@@ -178,8 +178,8 @@ def test_a_timed_out_request_is_retried(tmp_path, monkeypatch):
 def test_when_the_model_never_succeeds_the_original_runs_with_a_clear_warning(tmp_path):
     prose = reply("Integer addition is simple; just add the numbers.")
     with FakeOpenAIServer([prose, prose, prose]) as server:
-        fast = decorated(int_add, server, tmp_path, generator="auto")
-        x, y = torch.randint(-9, 9, SHAPE, dtype=torch.int32), torch.randint(-9, 9, SHAPE, dtype=torch.int32)
+        fast = decorated(double_add, server, tmp_path, generator="auto")
+        x, y = torch.randn(SHAPE, dtype=torch.float64), torch.randn(SHAPE, dtype=torch.float64)
         with pytest.warns(AscendGenWarning) as caught:
             torch.testing.assert_close(fast(x, y), x + y)
     assert fast.kernels() == []
@@ -195,8 +195,8 @@ def test_an_unreachable_model_falls_back_with_the_url_and_the_fix(tmp_path, monk
     monkeypatch.setenv("TORCH_ASCENDGEN_LLM_RETRIES", "1")
     late = reply("too late", delay=2.0)
     with FakeOpenAIServer([late, late]) as server:
-        fast = decorated(int_add, server, tmp_path)
-        x = torch.ones(4, 4, dtype=torch.int32)
+        fast = decorated(double_add, server, tmp_path)
+        x = torch.ones(4, 4, dtype=torch.float64)
         with pytest.warns(AscendGenWarning, match="TORCH_ASCENDGEN_LLM_TIMEOUT") as caught:
             torch.testing.assert_close(fast(x, x), x + x)
     assert server.url in str(caught[0].message)

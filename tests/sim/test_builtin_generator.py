@@ -153,19 +153,20 @@ def test_norms_overflow_exactly_where_torchs_do(name, huge_is_finite, generated)
 
 
 @pytest.mark.parametrize("function, reason", [
-    (lambda a: torch.cumsum(a, 0), "trailing dims only"),
-    (lambda a: torch.atan(a), "does not know"),
-    (lambda a: a.to(torch.int32), "int32"),
-    (lambda a: a.half().cumprod(-1), "float16"),
+    (lambda a: a.double().exp(), "float64"),
+    (lambda a: torch.nonzero(a), "nonzero"),
+    (lambda a: torch.fft.fft(a).real, "fft"),
 ])
 def test_what_it_cannot_generate_says_why(function, reason):
     with pytest.raises(UnsupportedFunction, match=reason):
         generate_builtin(capture(function, [x(8, 64)]), 1)
 
 
-def test_bool_inputs_are_taken_only_as_where_conditions():
-    with pytest.raises(UnsupportedFunction, match="bool"):
-        generate_builtin(capture(lambda m, a: a * m, [torch.rand(8, 64) > 0.5, x(8, 64)]), 1)
+def test_what_the_templates_refuse_goes_to_the_general_lowering():
+    for function, inputs in ((lambda m, a: a * m, [torch.rand(8, 64) > 0.5, x(8, 64)]),
+                             (lambda a: torch.atan(a), [x(8, 64)]), (lambda a: a.to(torch.int32), [x(8, 64)])):
+        candidates = generate_builtin(capture(function, inputs), 1)
+        assert [c.variant["template"] for c in candidates] == ["loops"]
 
 
 def test_variants_differ_in_tile_and_buffering():

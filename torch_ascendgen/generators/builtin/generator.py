@@ -24,13 +24,14 @@ from torch_ascendgen.capture import KernelTask
 from torch_ascendgen.errors import UnsupportedFunction
 from torch_ascendgen.generators.builtin.looped import emit_looped, plan_looped
 from torch_ascendgen.generators.builtin.looped import ub_bytes as looped_ub_bytes
+from torch_ascendgen.generators.builtin.loops import generate_loops
 from torch_ascendgen.generators.builtin.lowering import CTYPES, Lowering, Val, bool_condition_input, io_lines, widen
 from torch_ascendgen.generators.builtin.ops import REDUCTIONS, reduced_dims
 from torch_ascendgen.generators.builtin.sort import sort_candidates
 from torch_ascendgen.generators.builtin.templates import fill_template
 from torch_ascendgen.records import Candidate
 
-VERSION = "builtin-3"
+VERSION = "builtin-4"
 UB_BUDGET = 176 * 1024  # bytes of UB the generated buffers may take (910B has 192 KB; APIs use some)
 
 # Ops in the lowering tables that only serve others (sizes, constants) or stay views in eager code
@@ -56,10 +57,22 @@ class Plan:
 
 
 def generate_builtin(task: KernelTask, variants: int) -> list[Candidate]:
-    """Up to ``variants`` candidates for ``task``; raises UnsupportedFunction with the reason."""
-    sorting = sort_candidates(task, variants)  # a sort, top-k or histc of an input (None: the graph is none of these)
+    """Up to ``variants`` candidates for ``task``: the sort template's when it is a sort, top-k or histc of an input
+    (sort.py), else the templates' when they take it, else the general lowering's (loops/). Raises
+    UnsupportedFunction with the reasons."""
+    sorting = sort_candidates(task, variants)  # None: the graph is none of those
     if sorting is not None:
         return sorting
+    try:
+        return _template_candidates(task, variants)
+    except UnsupportedFunction as template_failure:
+        try:
+            return generate_loops(task, variants, UB_BUDGET)
+        except UnsupportedFunction as loops_failure:
+            raise UnsupportedFunction(f"{loops_failure} (and the templates: {template_failure})") from None
+
+
+def _template_candidates(task: KernelTask, variants: int) -> list[Candidate]:
     for spec in (*task.inputs, *task.outputs):
         if spec.dtype not in CTYPES and not bool_condition_input(task, spec):
             raise UnsupportedFunction(f"it uses {spec.dtype} tensors; the built-in generator handles float32, "
