@@ -818,7 +818,7 @@ class PassWriter:
                                   "yet")
 
     def _accumulator(self, identity: str) -> Val:
-        acc = self.tiles.temp()  # never released: it lives through the whole item
+        acc = self.tiles.temp("acc")  # a slot of its own: it lives through the whole walk
         if identity == "0.0f" or identity.startswith("int"):
             self.folds.init.append(f"Duplicate({acc.expr}.ReinterpretCast<int32_t>(), int32_t(0), TILE);")
         else:
@@ -1063,6 +1063,7 @@ class PassWriter:
                  "LocalTensor<uint8_t> foldMask2 = fold[3 * TILE + TILE / 32].ReinterpretCast<uint8_t>();")]
         return {
             "calc": ("float", f"{max(t.slots('full'), 1)} * TILE * 4", []),
+            "accs": ("float", f"{max(t.slots('acc'), 1)} * TILE * 4", []),
             "wide": ("int64_t", f"{max(t.slots('wide'), 1)} * TILE * 8", []),
             "masks": ("uint8_t", f"{max(t.slots('mask'), 1)} * MASK_BYTES", []),
             "helper": ("float", f"{4 + len(self.patterns)} * TILE * 4", helper),
@@ -1187,7 +1188,7 @@ class PassWriter:
             total += self.buffers * self.program.buffers[node.args[0]].dtype.itemsize
         for dtype, _ in self.spans:
             total += SPAN_TILES * dtype.itemsize
-        total += t.slots("full") * 4 + t.slots("wide") * 8 + t.slots("mask") / 8
+        total += (t.slots("full") + t.slots("acc")) * 4 + t.slots("wide") * 8 + t.slots("mask") / 8
         return total + self.helper_bytes_per_lane
 
 

@@ -19,6 +19,7 @@ import torch
 
 from torch_ascendgen.capture import KernelTask
 from torch_ascendgen.errors import UnsupportedFunction
+from torch_ascendgen.generators.builtin.loops.decompositions import roots_of_variances, variance_decompositions
 from torch_ascendgen.generators.builtin.loops.ir import (
     Buffer,
     Node,
@@ -76,8 +77,9 @@ def _lower(task: KernelTask) -> Program:
     fakes = [node.meta["val"] for node in task.graph.graph.nodes if node.op == "placeholder"]
     mode = fakes[0].fake_mode
     shape_env = mode.shape_env
+    table = {**select_decomp_table(), **variance_decompositions()}
     with mode:
-        graph_module = make_fx(task.graph, decomposition_table=select_decomp_table())(*fakes)
+        graph_module = make_fx(roots_of_variances(task.graph), decomposition_table=table)(*fakes)
     guards_before = len(shape_env.guards) if shape_env is not None else 0
     graph = GraphLowering(graph_module, example_inputs=fakes, shape_env=shape_env)
     features = {BackendFeature.SCAN, BackendFeature.TUPLE_REDUCTION, BackendFeature.PREFER_STORE_LOOP_ORDER}
@@ -110,7 +112,8 @@ class _Translation:
         computed = []
         for operation in self.graph.operations:
             if isinstance(operation, ir.ComputedBuffer):
-                computed.append(operation)
+                if sympy.prod(operation.get_size()) != 0:  # an empty placeholder (batch norm's reserve): nothing
+                    computed.append(operation)
             else:
                 raise UnsupportedFunction(f"it uses {_describe(operation)}, which PyTorch Inductor runs as a "
                                           "library call, not as loops")

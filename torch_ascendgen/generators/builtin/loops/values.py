@@ -73,7 +73,7 @@ class Tiles(Lowering):
     def __init__(self):  # noqa: D107 - no task or classifier: PassValues classifies
         self.lines: list[str] = []
         self.sections = {"full": self.lines, "col": self.lines}
-        self.pools = {"full": [0, []], "col": [0, []], "mask": [0, []], "wide": [0, []]}
+        self.pools = {"full": [0, []], "col": [0, []], "mask": [0, []], "wide": [0, []], "acc": [0, []]}
         self.kind = "full"
         self.split = False
         self.reduced_dims = ()
@@ -91,8 +91,8 @@ class Tiles(Lowering):
         if slot == made:
             self.pools[kind][0] += 1
         expr = {"full": f"calc[{slot} * TILE]", "mask": f"masks[{slot} * MASK_BYTES]",
-                "wide": f"wide[{slot} * TILE]"}[kind]
-        return Val(kind, expr, slot)
+                "wide": f"wide[{slot} * TILE]", "acc": f"accs[{slot} * TILE]"}[kind]
+        return Val("full" if kind == "acc" else kind, expr, -1 if kind == "acc" else slot)
 
     def emit(self, line: str) -> None:
         self.lines.append(line)
