@@ -963,6 +963,7 @@ private:
                 uint32_t theirKept = counts.GetValue(8 * (g + i)), theirNans = counts.GetValue(8 * (g + i) + 1);
                 if (theirNans > 0 && nans < keep_) {  // rare: their NaN payloads, one copy
                     LocalTensor<uint32_t> list = mark_.ReinterpretCast<uint32_t>();
+                    Sync<HardEvent::V_MTE2>();
                     DataCopyExtParams nanParams{1, theirNans * 4, 0, 0, 0};
                     DataCopyPad(list, slotGm_[first + uint64_t(g + i) * SLOT_BYTES / 4 + 8 + 2 * LONG_KEEP], nanParams,
                                 noPad);

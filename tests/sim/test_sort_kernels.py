@@ -22,7 +22,7 @@ from torch_ascendgen.targets.runtime import ContractKernel
 F32, F16, BF16 = torch.float32, torch.float16, torch.bfloat16
 SHORT = [(37, 300), (3, 7), (2, 33), (61, 64), (5, 2048)]  # 37 x 300: two rows a tile, tiles on several cores
 LONG = [(3, 2049), (2, 5000)]                              # longer than one 2048-element chunk
-VALUES = ("ties", "specials", "negative_nan")
+VALUES = ("ties", "specials", "negative_nan", "sparse_nan")
 
 
 def sort_desc_stable(x):
@@ -32,7 +32,7 @@ def sort_desc_stable(x):
 CASES = {
     # long rows, fewer than the cores: several blocks share a row (SyncAll); 50 long rows: a block each
     "topk_f32": (lambda x: torch.topk(x, 4), F32, SHORT + LONG + [(1, 40000)]),
-    "topk_smallest_bf16": (lambda x: torch.topk(x, 3, largest=False), BF16, SHORT + LONG + [(50, 2100)]),
+    "topk_smallest_bf16": (lambda x: torch.topk(x, 3, largest=False), BF16, SHORT + LONG + [(50, 2100), (1, 40000)]),
     "topk_values_f16": (lambda x: torch.topk(x, 5).values, F16, SHORT[:1] + [(4, 9)] + LONG[:1]),
     # k * 64 > n: std::nth_element's order, the row whole in UB (up to 2 chunks); k * 64 <= n: a streamed heap
     "topk_k100_indices_f32": (lambda x: torch.topk(x, 100)[1], F32, [(4, 100), (3, 101), (3, 3000), (2, 4096),
@@ -66,6 +66,8 @@ def values(kind: str, shape, dtype: torch.dtype, generator: torch.Generator) -> 
         x[(pick >= 0.2) & (pick < 0.3)] = -0.0
         x[(pick >= 0.3) & (pick < 0.35)] = float("inf")
         x[(pick >= 0.35) & (pick < 0.4)] = -float("inf")
+    elif kind == "sparse_nan":  # a few NaN in each chunk: blocks sharing a row each have their own
+        x[pick < 1 / 256] = float("nan")
     else:  # NaN with its sign bit set (x86's default NaN) among positive NaN and +inf
         x[pick < 0.2] = float("nan")
         x[pick < 0.1] = -x[pick < 0.1]
@@ -88,7 +90,7 @@ def test_kernel_matches_torch_bit_for_bit(kernels, name):
             x = values(kind, shape, dtype, generator)
             expected = function(x)
             expected = expected if isinstance(expected, tuple) else (expected,)
-            got = runner(x)
+            got = runner.run(x)[0]  # with counters: the launch also checks the pipes are synchronised
             for index, (g, e) in enumerate(zip(got, expected)):
                 assert torch.equal(bits(g), bits(e)), f"{name} {list(shape)} {kind}: output {index} differs"
 

@@ -63,11 +63,15 @@ def plan_sort(task: KernelTask) -> SortPlan | HistcPlan | None:
     node = ops[0]
     computed = [n for n in graph.nodes if n.op == "call_function" and n is not node and not _is_getitem_of(n, node)]
     name = _op_label(node)
-    if len(ops) > 1 or computed:
-        other = [str(n.target) for n in computed if n not in ops] or [str(n.target) for n in ops[1:]]
-        raise UnsupportedFunction(f"it computes {', '.join(sorted(set(other)))} around {name}; the built-in generator "
-                                  f"takes {name} of a kernel input only (its order among equal values must match "
-                                  "torch's, which needs the values as torch has them)")
+    if len(ops) > 1:
+        raise UnsupportedFunction(f"it holds {len(ops)} sorts, top-ks or histograms "
+                                  f"({', '.join(_op_label(op) for op in ops)}); the built-in generator takes one, of a "
+                                  "kernel input")
+    if computed:
+        other = sorted({str(n.target) for n in computed})
+        raise UnsupportedFunction(f"it computes {', '.join(other)} around {name}; the built-in generator takes {name} "
+                                  "of a kernel input only (its order among equal values must match torch's, which "
+                                  "needs the values as torch has them)")
     source = node.args[0]
     if not isinstance(source, torch.fx.Node) or source.op != "placeholder":
         raise UnsupportedFunction(f"{name} is applied to a computed value, not a kernel input")
