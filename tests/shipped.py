@@ -17,7 +17,8 @@ REPO = Path(__file__).resolve().parents[1]
 @functools.cache
 def shipped_kernels() -> dict[str, tuple[str, bool]]:
     """name -> (source, follows the contract): every built-in template variant (between them, the tasks below
-    take every template, the looped one's row and column forms, both buffer counts), every seed, every
+    take every template, the looped one's row and column forms, both buffer counts, the sort and histc
+    templates), every seed, every
     tests/kernels kernel."""
     x = torch.randn
     tasks = {
@@ -28,6 +29,9 @@ def shipped_kernels() -> dict[str, tuple[str, bool]]:
         "reduce_all": (lambda a, b: ((a - b) ** 2).mean(), [x(64, 512), x(64, 512)]),
         "looped_columns": (lambda a: a.sum(1), [x(4, 96, 40)]),
         "looped_rows": (lambda a: torch.softmax(a, -1), [x(4, 20000)]),
+        "sort_topk": (lambda a: torch.topk(a, 4), [x(8, 100)]),
+        "sort_stable": (lambda a: torch.sort(a, stable=True), [x(8, 100, dtype=torch.bfloat16)]),
+        "histc": (lambda a: torch.histc(a, 10, -1, 1), [x(64, 64)]),
     }
     kernels = {}
     for name, (function, inputs) in tasks.items():

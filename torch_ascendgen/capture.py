@@ -86,9 +86,14 @@ def capture(function: Callable, tensors: list[torch.Tensor], name: str = "") -> 
     """
     if not tensors:
         raise UnsupportedFunction("it takes no tensor inputs")
+    returned = []  # how the function's own result nests: the graph's output is a plain tuple where it returned
+                   # a torch.return_types value (torch.sort, torch.topk, Tensor.max(dim))
+
     def guarded(*flat):
         with _NoRealMutation():
-            return function(*flat)
+            result = function(*flat)
+        returned.append(pytree.tree_structure(result))
+        return result
 
     try:
         with _TRACING, fx_config.patch(use_duck_shape=False):
@@ -100,6 +105,8 @@ def capture(function: Callable, tensors: list[torch.Tensor], name: str = "") -> 
         raise UnsupportedFunction(f"it could not be traced to an ATen graph ({type(exc).__name__}: {exc})") from exc
     _check_pure(graph)
     outputs, tree = _outputs(graph)
+    if returned and returned[-1].num_leaves == tree.num_leaves:
+        tree = returned[-1]
     symbols = _symbol_names(graph)
     _annotate_shapes(graph, symbols)
     inputs = tuple(_spec(node.meta["val"], symbols) for node in _placeholders(graph))

@@ -79,7 +79,8 @@ class LossHead(nn.Module):
 
 
 class Unsupported(nn.Module):
-    """Convolution, pooling, sort and integer indexing: nothing here the built-in generator takes but the tanh-mul."""
+    """Convolution, pooling, sort and integer indexing: nothing here the backend claims but the tanh-mul (its
+    partitioner leaves sorting eager)."""
 
     def __init__(self):
         super().__init__()

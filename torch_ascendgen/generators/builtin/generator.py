@@ -27,6 +27,7 @@ from torch_ascendgen.generators.builtin.looped import ub_bytes as looped_ub_byte
 from torch_ascendgen.generators.builtin.loops import generate_loops
 from torch_ascendgen.generators.builtin.lowering import CTYPES, Lowering, Val, bool_condition_input, io_lines, widen
 from torch_ascendgen.generators.builtin.ops import REDUCTIONS, reduced_dims
+from torch_ascendgen.generators.builtin.sort import sort_candidates
 from torch_ascendgen.generators.builtin.templates import fill_template
 from torch_ascendgen.records import Candidate
 
@@ -56,8 +57,12 @@ class Plan:
 
 
 def generate_builtin(task: KernelTask, variants: int) -> list[Candidate]:
-    """Up to ``variants`` candidates for ``task``: the templates' when they take it, else the general lowering's
-    (loops/). Raises UnsupportedFunction with both reasons."""
+    """Up to ``variants`` candidates for ``task``: the sort template's when it is a sort, top-k or histc of an input
+    (sort.py), else the templates' when they take it, else the general lowering's (loops/). Raises
+    UnsupportedFunction with the reasons."""
+    sorting = sort_candidates(task, variants)  # None: the graph is none of those
+    if sorting is not None:
+        return sorting
     try:
         return _template_candidates(task, variants)
     except UnsupportedFunction as template_failure:
