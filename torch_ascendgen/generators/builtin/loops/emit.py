@@ -337,6 +337,8 @@ class PassWriter:
         copy_in = self.scalar_lines
         if node.op in ("load", *_STORES):
             self._ensure_indirects(node.args[1])
+        if node.op == "index_expr":
+            self._ensure_indirects(node.args[0])
         if node.op == "store_add" and self.program.buffers[node.args[0]].dtype not in _ATOMIC_DTYPES:
             raise UnsupportedFunction(f"it accumulates {self.program.buffers[node.args[0]].dtype} values into a "
                                       "tensor (scatter_add, index_add): the NPU's atomic add does not take them")
@@ -560,6 +562,9 @@ class PassWriter:
         else:
             t.emit(f"Cast({out.expr}, {narrow.expr}.ReinterpretCast<{ctype}>(), RoundMode::CAST_NONE, count);")
         t.release(narrow)
+
+    def lane_indirects(self, index) -> str:
+        return self._lane_indirects(index)
 
     def _lane_indirects(self, index) -> str:
         """C++ statements defining the lane-varying indirect indices ``index`` uses, at lane ``lane``."""

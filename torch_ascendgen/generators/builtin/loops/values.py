@@ -630,19 +630,20 @@ class PassValues:
             readers[operand] = self._lane_reader(operand)
         cls = "I" if as_int else self.cls(node)
         text = scalar_expression(node, lambda a: readers[a] if isinstance(a, Node) else None, self.w)
+        setup = self.w.lane_indirects(node.args[0]) if node.op == "index_expr" else ""
         out = out or self.t.temp("wide" if cls == "W" else "mask" if cls == "M" else "full")
         self.t.emit("VectorToScalar();")
         if cls == "M":
             self.t.emit(f"Duplicate({halves(out)}, uint16_t(0), MASK_BYTES / 2);")
             self.t.emit("VectorToScalar();")
-            self.t.emit(f"for (uint32_t lane = 0; lane < count; ++lane) if ({text}) "
+            self.t.emit(f"for (uint32_t lane = 0; lane < count; ++lane) {{ {setup}if ({text}) "
                         f"{out.expr}.SetValue(lane >> 3, static_cast<uint8_t>({out.expr}.GetValue(lane >> 3) | "
-                        "(1u << (lane & 7))));")
+                        "(1u << (lane & 7)))); }")
         else:
             view = {"F": out.expr, "I": ints(out), "W": out.expr}[cls]
             ctype = SCALAR_TYPES[cls]
-            self.t.emit(f"for (uint32_t lane = 0; lane < count; ++lane) {view}.SetValue(lane, "
-                        f"static_cast<{ctype}>({text}));")
+            self.t.emit(f"for (uint32_t lane = 0; lane < count; ++lane) {{ {setup}{view}.SetValue(lane, "
+                        f"static_cast<{ctype}>({text})); }}")
         self.t.emit("ScalarToVector();")
         return out
 
