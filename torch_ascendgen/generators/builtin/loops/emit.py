@@ -24,7 +24,7 @@ import torch
 
 from torch_ascendgen.errors import UnsupportedFunction
 from torch_ascendgen.generators.builtin.loops.cexpr import cexpr, slope
-from torch_ascendgen.generators.builtin.loops.gather import SPAN_TILES, index_value, vector_gather
+from torch_ascendgen.generators.builtin.loops.gather import SPAN_TILES, float_index_value, index_value, vector_gather
 from torch_ascendgen.generators.builtin.loops.ir import Node, Pass, Program
 from torch_ascendgen.generators.builtin.loops.scalar_ops import scalar_expression
 from torch_ascendgen.generators.builtin.loops.values import (
@@ -507,6 +507,9 @@ class PassWriter:
 
     def _widened(self, node: Node, value: Val) -> Val:
         return value
+
+    def float_index_value(self, expr) -> Val | None:
+        return float_index_value(self, expr)
 
     def index_value(self, expr, fallback) -> Val | None:
         """An index expression's values over the lanes by vector instructions (gather.py), or None."""

@@ -272,5 +272,64 @@ def index_value(writer, expr: sympy.Expr, fallback) -> Val | None:
     return out
 
 
+def float_index_value(writer, expr: sympy.Expr) -> Val | None:
+    """A float-valued index expression (rotary frequencies: theta ** (2 * i / d), interpolation scales) as a float
+    tile: its integer parts through IndexTiles, the float arithmetic by vector instructions (a power as
+    exp(b * ln a)); None when some part has no vector form."""
+    t = writer.tiles
+    start = len(t.lines)
+    try:
+        return _FloatTiles(writer).eval(expr)
+    except _NoVectorForm:
+        del t.lines[start:]
+        return None
+
+
+class _FloatTiles:
+    def __init__(self, writer):
+        self.w = writer
+        self.t = writer.tiles
+
+    def eval(self, expr) -> Val:
+        from torch.utils._sympy import functions as f
+
+        t = self.t
+        if not expr.free_symbols & self.w.moving_symbols() or expr.is_Number:
+            out = t.temp()
+            t.emit(f"Duplicate({out.expr}, static_cast<float>({cexpr(expr)}), count);")
+            return out
+        if isinstance(expr, f.ToFloat):
+            integer = IndexTiles(self.w).tile(expr.args[0])
+            if integer is None:
+                raise _NoVectorForm()
+            t.emit(f"Cast({integer.expr}, {ints(integer)}, RoundMode::CAST_RINT, count);")
+            return integer
+        if isinstance(expr, (sympy.Add, sympy.Mul)):
+            op = "Add" if isinstance(expr, sympy.Add) else "Mul"
+            parts = [self.eval(arg) for arg in expr.args]
+            for part in parts[1:]:
+                t.emit(f"{op}({parts[0].expr}, {parts[0].expr}, {part.expr}, count);")
+                t.release(part)
+            return parts[0]
+        if isinstance(expr, f.FloatTrueDiv):
+            a, b = self.eval(expr.args[0]), self.eval(expr.args[1])
+            t.emit(f"Div({a.expr}, {a.expr}, {b.expr}, count);")
+            t.release(b)
+            return a
+        if isinstance(expr, f.FloatPow):
+            base, exponent = self.eval(expr.args[0]), self.eval(expr.args[1])
+            t.emit(f"Ln({base.expr}, {base.expr}, count);")
+            t.emit(f"Mul({base.expr}, {base.expr}, {exponent.expr}, count);")
+            t.emit(f"Exp({base.expr}, {base.expr}, count);")
+            t.release(exponent)
+            return base
+        unary = {f.OpaqueUnaryFn_exp: "Exp", f.OpaqueUnaryFn_log: "Ln", f.OpaqueUnaryFn_sqrt: "Sqrt"}
+        if type(expr) in unary:
+            value = self.eval(expr.args[0])
+            t.emit(f"{unary[type(expr)]}({value.expr}, {value.expr}, count);")
+            return value
+        raise _NoVectorForm()
+
+
 class _NoVectorForm(Exception):
     pass

@@ -18,6 +18,7 @@ otherwise. The float math reuses the built-in lowering's handlers (lowering.py).
 
 from __future__ import annotations
 
+import sympy
 import torch
 
 from torch_ascendgen.errors import UnsupportedFunction
@@ -201,6 +202,11 @@ class PassValues:
 
     def _op_index_expr(self, node: Node) -> Val:
         expr = node.args[0]
+        if node.dtype in FLOATS and _float_valued(expr):  # float arithmetic of indices: evaluated on a tile
+            out = self.w.float_index_value(expr)
+            if out is None:
+                raise UnsupportedFunction(f"a float index expression {expr} has no vector form here")
+            return out
         if not self.w.varies(expr):
             text = cexpr(expr)
             return Val("scalar", f"static_cast<float>({text})" if node.dtype in FLOATS else text)
@@ -688,6 +694,14 @@ _SCALAR_INT = {
     "truncdiv": lambda a, b: f"(int64_t({a.expr}) / int64_t({b.expr}))",
     "neg": lambda a: f"(-int64_t({a.expr}))",
 }
+
+
+def _float_valued(expr) -> bool:
+    """Whether a sympy index expression computes in floats (ToFloat, FloatPow, ...), not only with integers."""
+    from torch.utils._sympy import functions as f
+
+    floats = (f.ToFloat, f.FloatTrueDiv, f.FloatPow, f.OpaqueUnaryFn_exp, f.OpaqueUnaryFn_log, f.OpaqueUnaryFn_sqrt)
+    return any(isinstance(term, floats) for term in sympy.preorder_traversal(expr))
 
 
 def _storage_int(dtype: torch.dtype) -> torch.dtype:
