@@ -77,19 +77,19 @@ def _lower(task: KernelTask) -> Program:
     fakes = [node.meta["val"] for node in task.graph.graph.nodes if node.op == "placeholder"]
     mode = fakes[0].fake_mode
     shape_env = mode.shape_env
+    renaming = _SymbolRenaming(fakes)  # before the lowering's guards replace any size symbol by a number
+    guards_before = len(shape_env.guards) if shape_env is not None else 0
     table = {**select_decomp_table(), **variance_decompositions()}
     with mode:
         graph_module = make_fx(roots_of_variances(task.graph), decomposition_table=table)(*fakes)
-    guards_before = len(shape_env.guards) if shape_env is not None else 0
     graph = GraphLowering(graph_module, example_inputs=fakes, shape_env=shape_env)
     features = {BackendFeature.SCAN, BackendFeature.TUPLE_REDUCTION, BackendFeature.PREFER_STORE_LOOP_ORDER}
     graph.has_feature = lambda device, feature: feature in features
     with V.set_graph_handler(graph), V.set_fake_mode(mode), config.patch(_OPTIONS):
         graph.run(*fakes)
-        translation = _Translation(graph, fakes)
-        program = translation.program()
+        program = _Translation(graph, renaming).program()
     if shape_env is not None:  # what the lowering assumed about the sizes: the host checks it
-        new_guards = [translation.renaming(sympy.sympify(guard.expr)) for guard in shape_env.guards[guards_before:]]
+        new_guards = [renaming(sympy.sympify(guard.expr)) for guard in shape_env.guards[guards_before:]]
         program.guards = [guard for guard in new_guards if guard is not sympy.true]
     return program
 
@@ -97,9 +97,9 @@ def _lower(task: KernelTask) -> Program:
 class _Translation:
     """Inductor's lowered graph -> Program."""
 
-    def __init__(self, graph, fakes: list):
+    def __init__(self, graph, renaming: _SymbolRenaming):
         self.graph = graph
-        self.renaming = _SymbolRenaming(fakes)
+        self.renaming = renaming
         self.buffers: dict[str, Buffer] = {}
         self.names: dict[str, str] = {}  # Inductor buffer name -> ours
 
@@ -239,7 +239,7 @@ class _SymbolRenaming:
         self.sources: dict[sympy.Symbol, tuple[int, int]] = {}
         for number, fake in enumerate(fakes):
             for dim, size in enumerate(fake.shape):
-                expr = size.node.expr if isinstance(size, torch.SymInt) else None
+                expr = size.node._expr if isinstance(size, torch.SymInt) else None
                 if isinstance(expr, sympy.Symbol) and expr not in self.mapping:
                     ours = size_symbol(len(self.mapping))
                     self.mapping[expr] = ours
