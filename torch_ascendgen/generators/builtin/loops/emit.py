@@ -487,9 +487,9 @@ class PassWriter:
         t, v = self.tiles, self.values
         cls = v.cls(node)
         setup = self._lane_indirects(index)
+        guard = self._lane_guard(node.region)  # its masks are computed before the scalar unit reads them
         t.emit("VectorToScalar();")
         read = f"{_gm(name)}.GetValue({cexpr(self.at_lane(index))})"
-        guard = self._lane_guard(node.region)
         if cls == "M":
             t.emit(f"Duplicate({halves(out)}, uint16_t(0), MASK_BYTES / 2);")
             t.emit("VectorToScalar();")
