@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import sympy
 
+from torch_ascendgen.errors import UnsupportedFunction
+
 
 def cexpr(expr) -> str:
     """``expr`` as a C++ expression of int64_t values (symbols print as their names)."""
@@ -72,7 +74,8 @@ def cexpr(expr) -> str:
         return "(" + " || ".join(cexpr(a) for a in expr.args) + ")"
     if isinstance(expr, sympy.Not):
         return f"(!{cexpr(expr.args[0])})"
-    raise ValueError(f"no C++ form for {type(expr).__name__} in index expression {expr}")
+    raise UnsupportedFunction(f"the loop lowering has no C++ form for {type(expr).__name__} in an index expression "
+                              f"({expr})")
 
 
 def _int(value: int) -> str:

@@ -294,10 +294,19 @@ class _FloatTiles:
         from torch.utils._sympy import functions as f
 
         t = self.t
-        if not expr.free_symbols & self.w.moving_symbols() or expr.is_Number:
+        floats = (f.ToFloat, f.FloatTrueDiv, f.FloatPow, f.OpaqueUnaryFn_exp, f.OpaqueUnaryFn_log,
+                  f.OpaqueUnaryFn_sqrt)
+        if expr.is_Number or not (expr.free_symbols & self.w.moving_symbols() or any(
+                isinstance(term, floats) for term in sympy.preorder_traversal(expr))):
             out = t.temp()
             t.emit(f"Duplicate({out.expr}, static_cast<float>({cexpr(expr)}), count);")
             return out
+        if isinstance(expr, f.ToFloat) and not expr.args[0].free_symbols & self.w.moving_symbols():
+            out = t.temp()
+            t.emit(f"Duplicate({out.expr}, static_cast<float>({cexpr(expr.args[0])}), count);")
+            return out
+        if isinstance(expr, f.IntTrueDiv):
+            return self.eval(f.FloatTrueDiv(f.ToFloat(expr.args[0]), f.ToFloat(expr.args[1])))
         if isinstance(expr, f.ToFloat):
             integer = IndexTiles(self.w).tile(expr.args[0])
             if integer is None:

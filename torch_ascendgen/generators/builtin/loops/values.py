@@ -700,7 +700,8 @@ def _float_valued(expr) -> bool:
     """Whether a sympy index expression computes in floats (ToFloat, FloatPow, ...), not only with integers."""
     from torch.utils._sympy import functions as f
 
-    floats = (f.ToFloat, f.FloatTrueDiv, f.FloatPow, f.OpaqueUnaryFn_exp, f.OpaqueUnaryFn_log, f.OpaqueUnaryFn_sqrt)
+    floats = (f.ToFloat, f.FloatTrueDiv, f.IntTrueDiv, f.FloatPow, f.OpaqueUnaryFn_exp, f.OpaqueUnaryFn_log,
+              f.OpaqueUnaryFn_sqrt)
     return any(isinstance(term, floats) for term in sympy.preorder_traversal(expr))
 
 
