@@ -157,11 +157,6 @@ __aicore__ inline float RoundTo(float value)  // rounded to T's precision, as a 
     return static_cast<float>(static_cast<T>(value));
 }
 
-template <typename T>
-__aicore__ inline float RoundTo(int64_t value)
-{
-    return static_cast<float>(static_cast<T>(static_cast<float>(value)));
-}
 
 // This block's share [begin, end) of `items` work items: contiguous, as even as possible.
 __aicore__ inline void Share(int64_t items, int64_t& begin, int64_t& end)

@@ -25,7 +25,7 @@ import torch
 from torch_ascendgen.errors import UnsupportedFunction
 from torch_ascendgen.generators.builtin.loops.cexpr import cexpr, slope
 from torch_ascendgen.generators.builtin.loops.gather import SPAN_TILES, float_index_value, index_value, vector_gather
-from torch_ascendgen.generators.builtin.loops.ir import Node, Pass, Program
+from torch_ascendgen.generators.builtin.loops.ir import Node, Pass, Program, deduplicated
 from torch_ascendgen.generators.builtin.loops.scalar_ops import scalar_expression
 from torch_ascendgen.generators.builtin.loops.values import (
     FLOATS,
@@ -179,7 +179,7 @@ class PassWriter:
 
     def __init__(self, program: Program, item: Pass, number: int, buffers: int):
         self.program = program
-        self.item = item
+        self.item = item = deduplicated(item)
         self.number = number
         self.buffers = buffers
         self.mode = _mode(item)
@@ -282,6 +282,9 @@ class PassWriter:
         self.dequeued: list[tuple[str, str]] = []
         self.inline_stores: set[Node] = set()
         self.defined: set[Node] = set()  # indirect nodes already defined
+        self.uses = _uses(item)  # readers left per node (masks of regions are read by every load in them: kept)
+        self.holders: dict[str, int] = {}  # nodes holding each value (one tile may be several nodes' value)
+        self.keep: set[str] = set()  # values read again after the body (a variance's second walk)
         self.spans: list[tuple[torch.dtype, str]] = []  # span buffers of gathers
         self.row_stores: set[Node] = set()  # stores of an inner reduction's rowResults
         self.copy_in: list[str] = []  # scalar statements and tile loads of an item's (or chunk's) body
@@ -333,6 +336,24 @@ class PassWriter:
 
     # -- lowering each node
     def lower(self, node: Node) -> None:
+        self._lower_node(node)
+        self._retire_operands(node)
+
+    def _retire_operands(self, node: Node) -> None:
+        """Gives back the scratch of ``node``'s operands that nothing else will read (shared values counted)."""
+        for operand in {a for a in node.args if isinstance(a, Node)}:
+            self.uses[operand] -= 1
+            if self.uses[operand] > 0 or operand not in self.values.values:
+                continue
+            value = dict.__getitem__(self.values.values, operand)
+            self.holders[value.expr] = self.holders.get(value.expr, 1) - 1
+            if self.holders[value.expr] <= 0 and value.expr not in self.keep:
+                self.tiles.release(value)
+
+    def hold(self, value: Val) -> None:
+        self.holders[value.expr] = self.holders.get(value.expr, 0) + 1
+
+    def _lower_node(self, node: Node) -> None:
         v = self.values
         copy_in = self.scalar_lines
         if node.op in ("load", *_STORES):
@@ -443,14 +464,20 @@ class PassWriter:
         ctype = GM_TYPES[node.dtype]
         local = f"in{node.id}"
         t.emit(f"LocalTensor<{ctype}> {local} = {queue}.DeQue<{ctype}>();")
-        self.dequeued.append((queue, local))
         cls = v.cls(node)
         if node.dtype == torch.float32 or node.dtype == torch.int32:
+            self.dequeued.append((queue, local))  # read in place: freed at the end of the body
             return Val("full", local if node.dtype == torch.float32 else f"{local}.ReinterpretCast<float>()")
         out = t.temp("wide" if cls == "W" else "mask" if cls == "M" else "full")
+        self._widen(node, local, out, cls)
+        t.emit(f"{queue}.FreeTensor({local});")  # converted: the queue's buffer is free again at once
+        return out
+
+    def _widen(self, node: Node, local: str, out: Val, cls: str) -> None:
+        t = self.tiles
         if cls == "W":
             t.emit(f"DataCopy({out.expr}, {local}, (count + 3) / 4 * 4);")
-            return out
+            return
         if node.dtype in (torch.float16, torch.bfloat16):
             t.emit(f"Cast({out.expr}, {local}, RoundMode::CAST_NONE, count);")
         elif node.dtype in (torch.int8, torch.uint8, torch.bool):
@@ -467,7 +494,6 @@ class PassWriter:
             t.emit(f"Cast({ints(out)}, {out.expr}, RoundMode::CAST_RINT, count);")
         else:
             raise UnsupportedFunction(f"loading {node.dtype}")
-        return out
 
     def _gather(self, node: Node) -> Val:
         """A load whose index is not one element per lane: a span copy and a Gather where the index has a vector
@@ -801,7 +827,7 @@ class PassWriter:
         value = self._fold_operand(value_node, kind)
         if kind in ("sum", "max", "min", "any"):
             acc = self._accumulator(f"{_IDENTITY[kind]}")
-            f.phase(0).append(self._fold_line(kind, acc, value))
+            self.tiles.emit(self._fold_line(kind, acc, value))
             result = self._across(kind, acc, number, node) if self.mode == "inner" else acc
             f.parts[node] = result
             v.values[node] = result
@@ -939,7 +965,7 @@ class PassWriter:
         index = self._reduction_index_text()
         indices = (f"Adds(foldTmp, laneFloats, static_cast<float>({index}), count); " if self.mode == "inner"
                    else f"Duplicate(foldTmp, static_cast<float>({index}), count); ")
-        f.phase(0).append(
+        self.tiles.emit(
             indices +
             f"Compare(foldMask, {value.expr}, {best.expr}, CMPMODE::{beats}, (count + 63) / 64 * 64); "
             f"Compare(foldMask2, {value.expr}, {value.expr}, CMPMODE::NE, (count + 63) / 64 * 64); "
@@ -1070,7 +1096,8 @@ class PassWriter:
         for _, size in self.loops:
             weight = weight * size
         weight = cexpr(weight * self.length) if self.mode == "inner" else cexpr(weight)
-        f.phase(0).append(f"Add({total.expr}, {total.expr}, {value.expr}, count);")
+        self.tiles.emit(f"Add({total.expr}, {total.expr}, {value.expr}, count);")
+        self.keep.add(value.expr)  # the second walk folds it again at the end of its body
         mean, m2 = f"mean{number}", f"m2_{number}"
         if self.mode == "inner":
             f.declared += [f"float {mean} = 0.0f;", f"float {m2} = 0.0f;"]
@@ -1354,6 +1381,19 @@ def _mode(item: Pass) -> str:
     if any(slope(n.args[1], last) == 1 for n in loads) or not item.ranges:
         return "inner"
     return "outer"
+
+
+def _uses(item: Pass) -> dict[Node, int]:
+    uses = {node: 0 for node in item.nodes}
+    for node in item.nodes:
+        for operand in {a for a in node.args if isinstance(a, Node)}:
+            uses[operand] += 1
+    for region in item.regions.values():
+        uses[region.mask] += 1 << 30
+    for node in item.nodes:  # an indirect index is read where the loads using it are made, after it
+        if node.op == "indirect":
+            uses[node.args[0]] += 1 << 30
+    return uses
 
 
 def _needs_sync(program: Program, number: int) -> bool:

@@ -113,6 +113,38 @@ def indirect_symbol(number: int) -> sympy.Symbol:
     return sympy.Symbol(f"t{number}", integer=True)
 
 
+_EFFECTS = ("store", "store_add", "store_reduction", "reduction", "scan", "indirect", "masked", "getitem")
+
+
+def deduplicated(item: Pass) -> Pass:
+    """The pass with repeated computations made once (Inductor's bodies load and recompute the same values many
+    times): a node equal to an earlier one of its region (same op, operands, dtype) is replaced by it."""
+    result = Pass(item.name, item.kind, item.ranges, item.reduction_ranges)
+    mapping: dict[Node, Node] = {}
+    seen: dict[tuple, Node] = {}
+    for node in item.nodes:
+        args = tuple(mapping.get(a, a) if isinstance(a, Node) else a for a in node.args)
+        key = (node.op, tuple(_key(a) for a in args), node.dtype, node.region)
+        if node.op not in _EFFECTS and key in seen:
+            mapping[node] = seen[key]
+            continue
+        new = Node(len(result.nodes), node.op, args, node.dtype, node.region)
+        if node.op not in _EFFECTS:
+            seen[key] = new
+        mapping[node] = new
+        result.nodes.append(new)
+    result.regions = {n: Region(r.number, mapping[r.mask], r.parent) for n, r in item.regions.items()}
+    return result
+
+
+def _key(arg):
+    if isinstance(arg, Node):
+        return ("node", id(arg))
+    if isinstance(arg, float) and arg != arg:
+        return ("nan",)
+    return (type(arg).__name__, arg)
+
+
 def text(program: Program) -> str:
     """A readable listing (for errors and tests)."""
     lines = [f"{b.name}: {b.role} {b.dtype} [{b.size}]" for b in program.buffers.values()]

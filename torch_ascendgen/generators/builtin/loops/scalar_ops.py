@@ -109,10 +109,14 @@ def _float(op: str, args: list[str]) -> str:
 
 
 def _convert(value: str, source: torch.dtype, target: torch.dtype) -> str:
+    if target not in _C_TYPES or (source is not None and source not in _C_TYPES):
+        raise UnsupportedFunction(f"the loop lowering has no lane-by-lane conversion from {source} to {target}")
     if target == torch.bool:
         return f"(({value}) != 0)"
+    if target == torch.float32:
+        return f"static_cast<float>({value})"
     if target.is_floating_point:
-        return f"RoundTo<{_C_TYPES[target] if target == torch.float32 else _narrow(target)}>({value})"
+        return f"RoundTo<{_narrow(target)}>(static_cast<float>({value}))"
     if source is not None and source.is_floating_point:
         bits = 64 if target == torch.int64 else 32
         return f"WrapInt<{_C_TYPES[target]}>(FloatToInt{bits}(static_cast<float>({value})))"

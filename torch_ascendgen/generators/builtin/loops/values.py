@@ -677,6 +677,11 @@ class _Lowered(dict):
         self.writer.lower(node)
         return dict.__getitem__(self, node)
 
+    def __setitem__(self, node: Node, value: Val) -> None:
+        if node not in self:
+            self.writer.hold(value)
+        super().__setitem__(node, value)
+
 
 class _Lanewise(Exception):
     """Raised inside a handler that finds no vector form: the node is computed lane by lane."""
