@@ -107,7 +107,7 @@ def test_shape_declined_is_ours_and_still_a_value_error():
 
 # ---- a bug of ours in the child is not the candidate's failure
 #
-# The bug: input sets of another rank than the task's (as if make_input_sets were wrong). The reference takes them;
+# The bug: input sets of another rank than the task's (as if task_input_sets were wrong). The reference takes them;
 # in the child, ContractKernel.plan raises a plain ValueError (runtime.bind_symbols) before the kernel runs.
 
 def _flattened(input_sets):
@@ -127,8 +127,8 @@ def test_a_value_error_of_ours_in_the_child_is_raised_as_an_internal_error_with_
 def _decorated(tmp_path, monkeypatch, strict: bool):
     from torch_ascendgen import pipeline
 
-    real = pipeline.make_input_sets
-    monkeypatch.setattr(pipeline, "make_input_sets", lambda *a, **k: _flattened(real(*a, **k)))
+    real = pipeline.task_input_sets
+    monkeypatch.setattr(pipeline, "task_input_sets", lambda *a, **k: _flattened(real(*a, **k)))
 
     def fn(gate, up):
         return swiglu(gate, up)

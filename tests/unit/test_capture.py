@@ -36,11 +36,23 @@ def test_anything_that_changes_the_kernel_changes_the_key():
     assert broadcast.inputs[0].shape == ("s0", 1)
 
 
-def test_a_shape_dependent_graph_is_specialised_to_its_shapes():
+def test_a_size_the_computation_divides_is_guarded_not_specialised():
     task = capture(lambda x: x.view(-1, 4).sum(-1), [torch.randn(3, 8)])
-    assert task.specialized
+    assert not task.specialized and "s0*s1 % 4 == 0" in task.guards
+    assert task.outputs[0].shape == ("s0*s1 // 4",) and "guard: s0*s1 % 4 == 0" in task.graph_text
     again = capture(lambda x: x.view(-1, 4).sum(-1), [torch.randn(5, 8)])
-    assert task.key != again.key
+    assert task.key == again.key  # one kernel for every shape the guards take
+    assert task.call.binding([torch.randn(7, 12)]) == {"s0": 7, "s1": 12}
+    assert task.call.binding([torch.randn(7, 6)]) is None  # 42 elements: not rows of 4; traced again
+
+
+def test_what_size_text_cannot_write_is_specialised_to_the_traced_shapes():
+    def ratio(x):
+        return x * 2 if x.shape[0] / x.shape[1] > 0.5 else x * 3  # a guard on a float ratio
+
+    task = capture(ratio, [torch.randn(6, 8)])
+    assert task.specialized and task.inputs[0].shape == (6, 8) and task.guards == ()
+    assert task.call.binding([torch.randn(6, 8)]) == {} and task.call.binding([torch.randn(6, 9)]) is None
 
 
 def test_in_place_ops_on_its_own_intermediates_become_out_of_place():
@@ -106,3 +118,4 @@ def test_functions_captured_in_several_threads_at_once_all_trace():
         thread.join()
     assert not errors and len(results) == len(functions)
     assert len({task.graph_text for task in results.values()}) == len(functions)
+

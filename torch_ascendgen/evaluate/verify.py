@@ -31,7 +31,8 @@ import torch
 import torch.utils._pytree as pytree
 
 from torch_ascendgen import config
-from torch_ascendgen.capture import TensorSpec
+from torch_ascendgen.capture import KernelTask, TensorSpec
+from torch_ascendgen.capture.sizes import bind, evaluate, holds
 from torch_ascendgen.errors import ReferenceFailed, ShapeDeclined
 from torch_ascendgen.evaluate.budgets import Budget, set_cost
 from torch_ascendgen.records import InputSet, SetRun, Tolerance, Verdict
@@ -108,16 +109,18 @@ def make_input_sets(
     device: torch.device | str = "cpu",
     outputs: Sequence[TensorSpec] = (),
     budget: Budget | None = None,
+    guards: Sequence[str] = (),
 ) -> list[InputSet]:
     """The input sets a candidate must pass (see plan_input_sets), deterministic in ``seed``; None: fresh_seed().
 
     ``value_fn(input_index, shape, dtype, generator)`` replaces the normal values (e.g. positive values for a
-    log); edge values are still sprinkled into them. Raises UnsupportedFunction when even the traced shapes'
-    normal set does not fit the memory budget.
+    log); edge values are still sprinkled into them. ``guards``: size text every set's shapes satisfy (the task's).
+    Raises UnsupportedFunction when even the traced shapes' normal set does not fit the memory budget.
     """
     seed = fresh_seed() if seed is None else seed
     sets = []
-    for index, plan in enumerate(plan_input_sets(inputs, traced_shapes, outputs, generic=generic, budget=budget)):
+    plans = plan_input_sets(inputs, traced_shapes, outputs, generic=generic, budget=budget, guards=guards)
+    for index, plan in enumerate(plans):
         generator = torch.Generator().manual_seed((seed * 7919 + index) % (1 << 63))
         tensors = tuple(
             _values(plan.fill, i, spec.dtype, shape, generator, value_fn).to(device)
@@ -125,6 +128,13 @@ def make_input_sets(
         )
         sets.append(InputSet(f"{plan.label} {_shapes_text(plan.shapes)}", tensors, seed, plan.fill in _WIDE_FILLS))
     return sets
+
+
+def task_input_sets(task: KernelTask, shapes: Sequence[Sequence[int]] | None = None, *, generic: bool = False,
+                    seed: int | None = None, device: torch.device | str = "cpu") -> list[InputSet]:
+    """make_input_sets for ``task`` at ``shapes`` (default: its traced shapes), with its guards."""
+    return make_input_sets(task.inputs, task.traced_shapes if shapes is None else shapes, generic=generic, seed=seed,
+                           device=device, outputs=task.outputs, guards=task.guards)
 
 
 def fresh_seed() -> int:
@@ -136,7 +146,7 @@ def fresh_seed() -> int:
 
 def plan_input_sets(inputs: Sequence[TensorSpec], traced_shapes: Sequence[Sequence[int]],
                     outputs: Sequence[TensorSpec] = (), *, generic: bool = True,
-                    budget: Budget | None = None) -> list[SetPlan]:
+                    budget: Budget | None = None, guards: Sequence[str] = ()) -> list[SetPlan]:
     """Which input sets to make, planned to fit ``budget`` (default: budgets.Budget.current()).
 
     At the traced shapes, always: normal values (what the user runs). Then finite edge values and infinities and
@@ -146,7 +156,9 @@ def plan_input_sets(inputs: Sequence[TensorSpec], traced_shapes: Sequence[Sequen
     task.specialized``) and has symbols, also: small tails, long tails (1003 on the last symbol) and "many blocks"
     (about 2**19 elements), each shrunk until it fits. Symbols are bound to odd sizes >= 3 (never 1, which would
     change the broadcast pattern), distinct where possible; a symbol shared by several inputs gets one value;
-    dimensions of 1 stay 1. ``outputs`` (the task's output specs) make the estimate count the outputs too.
+    dimensions of 1 stay 1; sizes written as size text follow from the symbols. A binding that breaks one of
+    ``guards`` (the task's: a size that must be even, have room for a slice) is moved to the nearest one that keeps
+    them, or dropped. ``outputs`` (the task's output specs) make the estimate count the outputs too.
     """
     traced = _checked_traced_shapes(inputs, traced_shapes)
     budget = budget or Budget.current()
@@ -155,26 +167,58 @@ def plan_input_sets(inputs: Sequence[TensorSpec], traced_shapes: Sequence[Sequen
         raise budget.refuse(cost(traced), traced)
     symbols = _symbols(inputs) if generic else []
     powers = _powers(inputs, symbols)
-    plans = _with_value_sets([SetPlan("normal", traced, "normal")], inputs, symbols, budget, cost)
+    valid = functools.partial(_valid, inputs, tuple(guards))
+    plans = _with_value_sets([SetPlan("normal", traced, "normal")], inputs, symbols, budget, cost, valid)
     if symbols:
         fixed = max(math.prod(int(size) for size in spec.shape if not isinstance(size, str)) for spec in inputs)
         for label, binding in _shape_bindings(symbols, fixed, powers):
-            plan = _shrunk(SetPlan(label, _bind(inputs, binding), "normal"), inputs, binding,
-                           lambda candidate: budget.fits([cost(p.shapes) for p in (*plans, candidate)]))
-            if plan is not None and all((p.shapes, p.fill) != (plan.shapes, plan.fill) for p in plans):
+            binding = _satisfying(binding, valid)
+            plan = binding and _shrunk(SetPlan(label, _bind(inputs, binding), "normal"), inputs, binding,
+                                       lambda candidate: budget.fits([cost(p.shapes) for p in (*plans, candidate)]),
+                                       valid)
+            if plan and all((p.shapes, p.fill) != (plan.shapes, plan.fill) for p in plans):
                 plans.append(plan)
     return plans
 
 
-def _with_value_sets(plans: list[SetPlan], inputs, symbols: list[str], budget: Budget, cost) -> list[SetPlan]:
+def _valid(inputs: Sequence[TensorSpec], guards: tuple[str, ...], binding: dict[str, int]) -> bool:
+    """Whether ``binding`` keeps every guard and gives every input size at least 1."""
+    try:
+        return holds(guards, binding) and all(size >= 1 for shape in _bind(inputs, binding) for size in shape)
+    except ValueError:
+        return False
+
+
+def _satisfying(binding: dict[str, int], valid) -> dict[str, int] | None:
+    """``binding`` if ``valid``, else the first valid one nearby (one symbol or all moved up a little, or rounded
+    up to a multiple of a power of two), else None."""
+    if valid(binding):
+        return binding
+    return next((candidate for candidate in _nearby(binding) if valid(candidate)), None)
+
+
+def _nearby(binding: dict[str, int]):
+    for step in range(1, 17):
+        for symbol in binding:
+            yield {**binding, symbol: binding[symbol] + step}
+    for multiple in (2, 4, 8, 16, 32, 64, 128):
+        yield {symbol: -(-value // multiple) * multiple for symbol, value in binding.items()}
+        for symbol in binding:
+            yield {**binding, symbol: -(-binding[symbol] // multiple) * multiple}
+    for step in range(1, 17):
+        yield {symbol: value + step for symbol, value in binding.items()}
+
+
+def _with_value_sets(plans: list[SetPlan], inputs, symbols: list[str], budget: Budget, cost,
+                     valid) -> list[SetPlan]:
     """``plans`` and the value sets, where they fit: edge values and inf/NaN (float inputs), then every magnitude
     (float and integer inputs) and the activations' break points (float inputs); each pair merged into one set
     when only one more fits."""
     traced = plans[0].shapes
     shapes = traced
     if symbols and budget.is_big(cost(traced)):
-        binding = _small_binding(inputs, symbols, traced, lambda s: budget.is_small(cost(s)))
-        shapes = _bind(inputs, binding)
+        binding = _satisfying(_small_binding(inputs, symbols, traced, lambda s: budget.is_small(cost(s))), valid)
+        shapes = _bind(inputs, binding) if binding else traced
     floats = any(spec.dtype.is_floating_point for spec in inputs)
     integers = any(not spec.dtype.is_floating_point and spec.dtype != torch.bool for spec in inputs)
     if floats:
@@ -203,27 +247,26 @@ def _with_pair(plans: list[SetPlan], pair: list[SetPlan], budget: Budget, cost) 
 
 def _small_binding(inputs, symbols: list[str], traced, small) -> dict[str, int]:
     """The traced symbol values, each halved (to odd sizes) largest first until ``small(shapes)``."""
-    binding = {}
-    for spec, shape in zip(inputs, traced):
-        for size, actual in zip(spec.shape, shape):
-            if isinstance(size, str):
-                binding.setdefault(size, actual)
-    sizes = [binding[symbol] for symbol in symbols]
-    while not small(_bind(inputs, dict(zip(symbols, sizes)))) and max(sizes) > 3:
-        largest = sizes.index(max(sizes))
-        sizes[largest] = _odd(sizes[largest] // 2)
-    return dict(zip(symbols, sizes))
+    binding = bind([spec.shape for spec in inputs], traced)
+    values = [binding[symbol] for symbol in symbols]
+    while not small(_bind(inputs, dict(zip(symbols, values)))) and max(values) > 3:
+        largest = values.index(max(values))
+        values[largest] = _odd(values[largest] // 2)
+    return dict(zip(symbols, values))
 
 
-def _shrunk(plan: SetPlan, inputs, binding: dict[str, int], fits) -> SetPlan | None:
-    """``plan`` with its largest symbols halved until ``fits(plan)``; None when even sizes of 3 do not fit."""
-    symbols, sizes = list(binding), list(binding.values())
+def _shrunk(plan: SetPlan, inputs, binding: dict[str, int], fits, valid) -> SetPlan | None:
+    """``plan`` with its largest symbols halved (and moved to keep ``valid``) until ``fits(plan)``; None when even
+    sizes of 3 do not fit."""
+    symbols, values = list(binding), list(binding.values())
     while not fits(plan):
-        if max(sizes) <= 3:
+        if max(values) <= 3:
             return None
-        largest = sizes.index(max(sizes))
-        sizes[largest] = _odd(sizes[largest] // 2)
-        plan = replace(plan, shapes=_bind(inputs, dict(zip(symbols, sizes))))
+        largest = values.index(max(values))
+        values[largest] = _odd(values[largest] // 2)
+        moved = _satisfying(dict(zip(symbols, values)), valid)
+        if moved is not None:
+            plan = replace(plan, shapes=_bind(inputs, moved))
     return plan
 
 
@@ -235,14 +278,20 @@ def _checked_traced_shapes(inputs: Sequence[TensorSpec], traced_shapes) -> tuple
 
 
 def _symbols(inputs: Sequence[TensorSpec]) -> list[str]:
-    """The symbols in order of first appearance; none when a size is an expression (not generic)."""
+    """The symbols in order of first appearance as an input's size; none when a size written as size text names a
+    symbol no input's size is (the shapes cannot be chosen symbol by symbol)."""
     symbols: list[str] = []
     for spec in inputs:
         for size in spec.shape:
-            if isinstance(size, str) and not size.isidentifier():
-                return []
-            if isinstance(size, str) and size not in symbols:
+            if isinstance(size, str) and size.isidentifier() and size not in symbols:
                 symbols.append(size)
+    for spec in inputs:
+        for size in spec.shape:
+            if isinstance(size, str) and not size.isidentifier():
+                try:
+                    evaluate(size, dict.fromkeys(symbols, 3))
+                except ValueError:
+                    return []
     return symbols
 
 
@@ -292,7 +341,8 @@ def _fit(sizes: list[int], budget: int = MAX_ELEMENTS, powers: list[int] | None 
 
 
 def _bind(inputs: Sequence[TensorSpec], binding: dict[str, int]) -> tuple[tuple[int, ...], ...]:
-    return tuple(tuple(binding[s] if isinstance(s, str) else int(s) for s in spec.shape) for spec in inputs)
+    return tuple(tuple(int(evaluate(s, binding)) if isinstance(s, str) else int(s) for s in spec.shape)
+                 for spec in inputs)
 
 
 def _shapes_text(shapes: tuple[tuple[int, ...], ...]) -> str:

@@ -183,7 +183,7 @@ class KernelFunction:
             with _reparametrize_module(module, dict(zip(names, flat[count:]))):
                 return self._function(module, *call_args)
 
-        kernel = self._kernels.prepare(flat_function, tensors, target)
+        kernel = self._kernels.prepare(flat_function, tensors, target, _signature(args, sizes=False))
         flat = spec == pytree.tree_flatten(tuple(range(len(leaves))))[1]
         handler = _call_path(kernel.op, kernel.output_tree, positions, len(leaves), module, flat)
         if module is None and flat and len(positions) == len(leaves) and target.on_host:  # the fast path: CPU only
@@ -237,27 +237,30 @@ _grad_enabled = torch.is_grad_enabled
 _is_contiguous = torch.Tensor.is_contiguous
 
 
-def _signature(args: tuple) -> tuple:
+def _signature(args: tuple, sizes: bool = True) -> tuple:
     """What decides the dispatch: every tensor's shape, dtype, device, layout and grad state (a module's parameters
-    and buffers included), and the constants."""
+    and buffers included), and the constants. Without ``sizes``, each tensor's rank instead of its shape: the
+    family of signatures whose trace differs only in sizes (dispatch.Kernels reuses a task across them when its
+    guards allow)."""
     grad = _grad_enabled()
     key = []
     for arg in args:
         if isinstance(arg, torch.Tensor):
-            key.append(_tensor_entry(arg, grad))
+            key.append(_tensor_entry(arg, grad, sizes))
         elif isinstance(arg, torch.nn.Module):
-            state = tuple((name, *_tensor_entry(t, grad)) for name, t in _module_state(arg))
+            state = tuple((name, *_tensor_entry(t, grad, sizes)) for name, t in _module_state(arg))
             key.append((id(arg), arg.training, state))
         elif isinstance(arg, (list, tuple, dict)):
             leaves, spec = pytree.tree_flatten(arg)
-            key.append((spec, _signature(tuple(leaves))))
+            key.append((spec, _signature(tuple(leaves), sizes)))
         else:
             key.append((type(arg), arg))
     return tuple(key)
 
 
-def _tensor_entry(tensor: torch.Tensor, grad: bool) -> tuple:
-    return tensor.shape, tensor.dtype, tensor.device, tensor.is_contiguous(), grad and tensor.requires_grad
+def _tensor_entry(tensor: torch.Tensor, grad: bool, sizes: bool = True) -> tuple:
+    shape = tensor.shape if sizes else tensor.dim()
+    return shape, tensor.dtype, tensor.device, tensor.is_contiguous(), grad and tensor.requires_grad
 
 
 def _module_state(module: torch.nn.Module | None) -> list[tuple[str, torch.Tensor]]:

@@ -2,20 +2,23 @@
 backend's regions.
 
 A front end decides when a signature needs a kernel and what runs when it gets none (guard.py); this module gets
-the kernel: the function captured on the target's host copies of the tensors, compiled (once per task key and
-target: another signature with the same canonical graph reuses it), verified at these tensors' shapes, and the
-custom op that runs it. The same computation has the same task key, and so the same cache entry, whichever front
-end it arrives through.
+the kernel: the task for these tensors, the kernel compiled for it (once per task key and target: another signature
+with the same canonical graph reuses it), verified at these tensors' shapes, and the custom op that runs it. The
+same computation has the same task key, and so the same cache entry, whichever front end it arrives through.
+
+The task: one captured before whose call pattern takes these tensors (same dtypes and ranks, sizes that satisfy its
+guards, as torch.compile's guards decide), else a new capture on the target's host copies.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from typing import Any, NamedTuple
 
 import torch
 
-from torch_ascendgen.capture import capture
+from torch_ascendgen.capture import KernelTask, capture
+from torch_ascendgen.errors import UnsupportedFunction
 from torch_ascendgen.pipeline import CompiledKernel, Options, compile_task, verify_shape
 from torch_ascendgen.targets.runtime import kernel_op
 from torch_ascendgen.targets.target import Target
@@ -25,28 +28,47 @@ class Kernel(NamedTuple):
     """A kernel ready to run at the shapes it was prepared for."""
 
     compiled: CompiledKernel
-    op: Callable[[list[torch.Tensor]], list[torch.Tensor]]  # flat tensors in, flat outputs out
+    op: Callable[[list[torch.Tensor]], list[torch.Tensor]]  # the call's flat tensors in, its flat outputs out
     output_tree: Any  # how the function's outputs nest (pytree spec)
 
 
 class Kernels:
-    """The kernels one decorated function or one region has got, by (task key, target)."""
+    """The kernels one decorated function or one region has got, by (task key, target), and the tasks captured for
+    it, by family (what besides the tensors' sizes decides its trace: the decorator's constants, say) and target."""
 
     def __init__(self, name: str, options: Options):
         self.name = name
         self.options = options
         self._compiled: dict[tuple[str, Target], CompiledKernel] = {}
+        self._tasks: dict[tuple[Hashable, Target], list[KernelTask]] = {}
 
     def compiled(self) -> list[CompiledKernel]:
         """Every kernel got so far, oldest first."""
         return list(self._compiled.values())
 
-    def prepare(self, function: Callable, tensors: list[torch.Tensor], target: Target) -> Kernel:
+    def prepare(self, function: Callable, tensors: list[torch.Tensor], target: Target,
+                family: Hashable = None) -> Kernel:
         """The kernel for ``function`` on ``tensors`` (its flat tensor inputs), verified at their shapes. Raises
         what capture, compile_task or verify_shape raise (UnsupportedFunction when there is no kernel to have)."""
-        task = capture(function, target.host_copies(tensors), name=self.name)
+        task, _ = self._task(function, tensors, target, family)
         compiled = self._compiled.get((task.key, target))
         if compiled is None:
             compiled = self._compiled[(task.key, target)] = compile_task(task, function, self.options, target)
         verify_shape(compiled, function, tensors, self.options)
         return Kernel(compiled, kernel_op(compiled), task.output_tree)
+
+    def _task(self, function: Callable, tensors: list[torch.Tensor], target: Target,
+              family: Hashable) -> tuple[KernelTask, dict[str, int]]:
+        """A task captured before whose call pattern takes ``tensors`` (no new trace), else a new capture."""
+        known = self._tasks.setdefault((family, target), [])
+        for task in known:
+            binding = task.call.binding(tensors)
+            if binding is not None:
+                return task, binding
+        task = capture(function, target.host_copies(tensors), name=self.name)
+        binding = task.call.binding(tensors)
+        if binding is None:
+            raise UnsupportedFunction(f"its capture does not describe the call it was made from (shapes "
+                                      f"{[list(t.shape) for t in tensors]}); please report it")
+        known.append(task)
+        return task, binding

@@ -24,6 +24,7 @@ from filelock import FileLock
 
 from torch_ascendgen import config
 from torch_ascendgen._paths import csrc_dir
+from torch_ascendgen.capture import sizes
 from torch_ascendgen.errors import ShapeDeclined
 from torch_ascendgen.targets.toolchain import BASE_FLAGS, compile_shared, compiler_identity
 
@@ -111,37 +112,21 @@ def load_library(path: str):
 
 def bind_symbols(specs, shapes) -> dict[str, int]:
     """Symbol values ("s0" -> 64) from the actual input shapes; raises ValueError on a mismatch."""
-    binding: dict[str, int] = {}
-    for spec, shape in zip(specs, shapes):
-        if len(spec.shape) != len(shape):
-            raise ValueError(f"rank {len(shape)} where the kernel was made for rank {len(spec.shape)}")
-        for expected, actual in zip(spec.shape, shape):
-            if isinstance(expected, int):
-                if expected != actual:
-                    raise ValueError(f"a dimension of {actual} where the kernel was made for {expected}")
-            elif binding.setdefault(expected, actual) != actual:
-                raise ValueError(f"sizes {binding[expected]} and {actual} that the kernel needs to be equal")
-    return binding
+    return sizes.bind([spec.shape for spec in specs], [tuple(shape) for shape in shapes])
 
 
 def output_shapes(task, input_shapes) -> list[tuple[int, ...]]:
-    """The task's output shapes for these input shapes (symbols bound from the inputs)."""
+    """The task's output shapes for these input shapes: symbols bound from the inputs, sizes written as size text
+    evaluated (capture/sizes.py). Raises ValueError when the kernel was not made for these shapes (another rank or
+    pattern, sizes that break one of the task's guards, or other shapes than a specialised task's)."""
     if task.specialized:
         if tuple(map(tuple, input_shapes)) != task.traced_shapes:
             raise ValueError("the kernel was specialised to other shapes")
     binding = bind_symbols(task.inputs, input_shapes)
-    shapes = []
-    for spec in task.outputs:
-        shape = []
-        for size in spec.shape:
-            if isinstance(size, int):
-                shape.append(size)
-            elif size in binding:
-                shape.append(binding[size])
-            else:
-                raise ValueError(f"output size {size} is not an input size")
-        shapes.append(tuple(shape))
-    return shapes
+    failed = sizes.failing(task.guards, binding)
+    if failed is not None:
+        raise ValueError(f"the kernel was made for shapes where {failed}")
+    return [sizes.shape(spec.shape, binding) for spec in task.outputs]
 
 
 class ContractKernel:

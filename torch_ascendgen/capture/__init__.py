@@ -1,0 +1,10 @@
+"""Capture: a PyTorch function and example inputs -> a KernelTask (a core-ATen graph and specs).
+
+``trace.py`` traces the function and describes it (symbolic sizes, guards), ``sizes.py`` writes and
+evaluates size text, ``task.py`` holds what they give.
+"""
+
+from torch_ascendgen.capture.task import CallPattern, KernelTask, TensorSpec
+from torch_ascendgen.capture.trace import capture
+
+__all__ = ["CallPattern", "KernelTask", "TensorSpec", "capture"]
