@@ -61,7 +61,9 @@ def _cache(cache_dir: Path | None) -> KernelCache:
 def compile_task(task: KernelTask, reference: Callable, options: Options,
                  target: Target | None = None) -> CompiledKernel:
     """The kernel for ``task`` on ``target`` (default: the simulator of ``options.soc``): cached, seeded or
-    searched for now. Raises UnsupportedFunction."""
+    searched for now. ``reference``: the original function (taking the captured call's tensors, or the task's
+    inputs: KernelTask.reference). Raises UnsupportedFunction."""
+    reference = task.reference(reference)
     if options.generator not in GENERATORS:
         raise UnsupportedFunction(f"generator {options.generator!r} is unknown; use one of {', '.join(GENERATORS)}")
     target = target or resolve_target(options.target, options.soc, [torch.device("cpu")])
@@ -342,8 +344,9 @@ def _load(entry: CacheEntry, task: KernelTask, target: Target, cache: KernelCach
 
 
 def verify_shape(compiled: CompiledKernel, reference: Callable, tensors: list[torch.Tensor], options: Options) -> None:
-    """A kernel runs at new shapes only after passing there (recorded for every process). Raises
-    UnsupportedFunction when its tiling declines the shapes or its results are wrong there."""
+    """A kernel runs at new shapes only after passing there (recorded for every process). ``tensors`` are its
+    inputs (the task's constants included). Raises UnsupportedFunction when its tiling declines the shapes or its
+    results are wrong there."""
     shapes = tuple(tuple(t.shape) for t in tensors)
     if shapes in compiled.verified_shapes:
         return

@@ -119,3 +119,21 @@ def test_functions_captured_in_several_threads_at_once_all_trace():
     assert not errors and len(results) == len(functions)
     assert len({task.graph_text for task in results.values()}) == len(functions)
 
+
+def test_tensors_made_from_literals_become_constant_inputs_whose_values_are_in_the_key():
+    task = capture(lambda x: x * torch.tensor([1.0, 2.0, 3.0]) + torch.tensor(0.5), [torch.randn(4, 3)])
+    assert [s.text() for s in task.inputs] == ["f32[s0, 3]", "f32[3]", "f32[]"]
+    assert task.argument_count == 1 and torch.equal(task.constants[0], torch.tensor([1.0, 2.0, 3.0]))
+    assert "lift_fresh_copy" not in task.graph_text and "= constant " in task.graph_text
+    assert task.traced_shapes == ((4, 3), (3,), ())
+    other = capture(lambda x: x * torch.tensor([1.0, 2.0, 4.0]) + torch.tensor(0.5), [torch.randn(4, 3)])
+    assert other.key != task.key  # another value, another kernel (a generator may rely on it)
+    again = capture(lambda y: y * torch.tensor([1.0, 2.0, 3.0]) + torch.tensor(0.5), [torch.randn(9, 3)])
+    assert again.key == task.key
+
+
+def test_a_tensor_the_function_holds_is_refused_with_the_fix():
+    weight = torch.randn(8)
+    with pytest.raises(UnsupportedFunction, match="register it as a module buffer"):
+        capture(lambda x: x * weight, [torch.randn(4, 8)])
+

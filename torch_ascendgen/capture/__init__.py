@@ -1,6 +1,6 @@
 """Capture: a PyTorch function and example inputs -> a KernelTask (a core-ATen graph and specs).
 
-``trace.py`` traces the function and describes it (symbolic sizes, guards), ``sizes.py`` writes and
+``trace.py`` traces the function and describes it (symbolic sizes, guards, constants), ``sizes.py`` writes and
 evaluates size text, ``task.py`` holds what they give.
 """
 

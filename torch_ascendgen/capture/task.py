@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -63,8 +63,10 @@ class CallPattern:
 class KernelTask:
     """What to compute: the canonical graph, its input and output specs, and its category.
 
-    ``guards`` (size text) hold for every shape the kernel is made for; ``graph_text`` holds them, so the key covers
-    them. ``call`` describes the call the task was captured from and is not part of the key.
+    ``inputs`` are the function's tensors, then its ``constants`` (tensors the function makes from literals, lifted
+    into inputs: dispatch appends them to every call); ``guards`` (size text) hold for every shape the kernel is
+    made for. ``graph_text`` holds the guards and the constants' sha256, so the key covers them. ``call`` describes
+    the call the task was captured from and is not part of the key.
     """
 
     name: str
@@ -77,6 +79,7 @@ class KernelTask:
     graph: torch.fx.GraphModule = field(compare=False, repr=False)
     output_tree: Any = field(compare=False, repr=False)
     guards: tuple[str, ...] = ()
+    constants: tuple[torch.Tensor, ...] = field(default=(), compare=False, repr=False)
     call: CallPattern | None = field(default=None, compare=False, repr=False)
 
     @property
@@ -85,6 +88,36 @@ class KernelTask:
         text = self.graph_text + ("\nshapes " + repr(self.traced_shapes) if self.specialized else "")
         return hashlib.sha256(text.encode()).hexdigest()
 
+    @property
+    def argument_count(self) -> int:
+        """How many of ``inputs`` the function itself takes (the rest are its constants)."""
+        return len(self.inputs) - len(self.constants)
+
     def portable(self) -> KernelTask:
         """The task without its graph and output tree (they hold the caller's function): what a child needs."""
         return replace(self, graph=None, output_tree=None)
+
+    def reference(self, function: Callable, shapes: Sequence[Sequence[int]] | None = None) -> Callable:
+        """``function`` (the original, taking the call's tensors) as this task takes its inputs: what verification
+        judges kernels by (see TaskReference). ``shapes``: a call's own shapes."""
+        return function if isinstance(function, TaskReference) else TaskReference(function, self, shapes)
+
+
+class TaskReference:
+    """The original function as a task takes its inputs: the task's constants are dropped (the function makes them
+    itself)."""
+
+    def __init__(self, function: Callable, task: KernelTask, shapes: Sequence[Sequence[int]] | None = None):
+        self.function = function
+        self.count = task.argument_count
+
+    def __call__(self, *inputs):
+        return self.function(*inputs[: self.count])
+
+
+def constant_digest(tensor: torch.Tensor) -> str:
+    """sha256 of a constant's dtype, shape and bytes: what the key knows of its value."""
+    data = tensor.detach().contiguous().cpu()
+    digest = hashlib.sha256(f"{data.dtype}{list(data.shape)}".encode())
+    digest.update(data.reshape(-1).view(torch.uint8).numpy().tobytes() if data.numel() else b"")
+    return digest.hexdigest()

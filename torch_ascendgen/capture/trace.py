@@ -4,9 +4,11 @@ The function is traced to core ATen with symbolic shapes, so a dimension of size
 broadcast pattern) and every other dimension becomes a symbol; dimensions the computation requires to be equal
 share one symbol, and sizes it computes are size text over the symbols ("s0 + s1", "s1 // 2"; sizes.py). What the
 trace assumed about the sizes (a reshape that divides a size, a slice that needs room) becomes the task's guards.
-The canonical text names inputs, nodes and symbols by position, so the same computation always gives the same
-text, whatever the variable names or sizes. Only when a size or a guard cannot be written that way is the task
-specialised to the traced shapes.
+Tensors the function makes from literals (``torch.tensor([...])`` in its body) become extra inputs, the task's
+constants; one it holds instead of taking (a global) is refused, since its values may change. The canonical text
+names inputs, nodes and symbols by position, so the same computation always gives the same text, whatever the
+variable names or sizes. Only when a size or a guard cannot be written that way is the task specialised to the
+traced shapes.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from torch.fx.experimental.proxy_tensor import make_fx
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from torch_ascendgen.capture import sizes
-from torch_ascendgen.capture.task import CallPattern, KernelTask, TensorSpec
+from torch_ascendgen.capture.task import CallPattern, KernelTask, TensorSpec, constant_digest
 from torch_ascendgen.errors import NotExpressible, UnsupportedFunction
 
 _CATEGORY_OPS = (
@@ -50,7 +52,8 @@ def capture(function: Callable, tensors: list[torch.Tensor], name: str = "") -> 
         raise UnsupportedFunction("it takes no tensor inputs")
     graph = _traced(function, tensors)
     _check_pure(graph)
-    task = _task(graph, tensors, name or getattr(function, "__qualname__", "function"))
+    constants = _lift_constants(graph)
+    task = _task(graph, tensors, constants, name or getattr(function, "__qualname__", "function"))
     return task
 
 
@@ -75,9 +78,11 @@ def _traced(function: Callable, tensors: list[torch.Tensor]) -> torch.fx.GraphMo
 
 
 def _make_fx(function: Callable, tensors) -> torch.fx.GraphModule:
-    """``function`` traced with symbolic sizes."""
+    """``function`` traced with symbolic sizes; tensors it holds itself (not among ``tensors``) become get_attr
+    constants of the graph."""
     with fx_config.patch(use_duck_shape=False):
-        return make_fx(function, decomposition_table=core_aten_decompositions(), tracing_mode="symbolic")(*tensors)
+        return make_fx(function, decomposition_table=core_aten_decompositions(), tracing_mode="symbolic",
+                       _allow_non_fake_inputs=True)(*tensors)
 
 
 class _NoRealMutation(TorchDispatchMode):
@@ -160,14 +165,75 @@ def _check_pure(graph: torch.fx.GraphModule) -> None:
             )
 
 
+# ---- constants ---------------------------------------------------------------------------------------------
+
+
+def _lift_constants(graph: torch.fx.GraphModule) -> tuple[torch.Tensor, ...]:
+    """The tensors the function makes from literals (``torch.tensor([...])`` in its body: get_attr nodes that only
+    ``lift_fresh_copy`` reads) turned into placeholders after the inputs, in order of first use; the copies
+    ``lift_fresh_copy`` makes are dropped (the graph never writes them). Returns their values (contiguous CPU
+    copies). A tensor the function holds (a global, an attribute that is not a registered buffer) is refused: its
+    values may change after the capture, and a kernel must see the current ones."""
+    last = _placeholders(graph)[-1]
+    lifted: dict[str, torch.fx.Node] = {}
+    constants = []
+    for node in list(graph.graph.nodes):
+        if node.op != "get_attr":
+            continue
+        value = _attribute(graph, node.target)
+        if not isinstance(value, torch.Tensor) or isinstance(value, FakeTensor):
+            raise UnsupportedFunction(f"its graph holds a {type(value).__name__} ({node.target}), which kernels "
+                                      "cannot take as an input")
+        if any(user.target is not torch.ops.aten.lift_fresh_copy.default for user in node.users):
+            raise UnsupportedFunction(
+                f"it uses a tensor it holds (a global, a closure or a module attribute: {list(value.shape)} "
+                f"{value.dtype}) rather than takes: its values may change between calls; pass it as an argument, "
+                "or register it as a module buffer (register_buffer), so that each call's values reach the kernel")
+        if node.target not in lifted:
+            with graph.graph.inserting_after(last):
+                last = lifted[node.target] = graph.graph.placeholder(f"constant_{len(constants)}")
+            constant = value.detach().to("cpu", copy=True).contiguous()
+            last.meta["val"] = constant
+            constants.append(constant)
+        node.replace_all_uses_with(lifted[node.target])
+        graph.graph.erase_node(node)
+    for node in list(graph.graph.nodes):
+        if node.op == "call_function" and node.target is torch.ops.aten.lift_fresh_copy.default \
+                and node.args[0] in lifted.values():
+            node.replace_all_uses_with(node.args[0])
+            graph.graph.erase_node(node)
+    for target in lifted:
+        _drop_attribute(graph, target)
+    if lifted:
+        graph.recompile()
+    return tuple(constants)
+
+
+def _attribute(graph: torch.nn.Module, target: str):
+    value = graph
+    for part in target.split("."):
+        value = getattr(value, part)
+    return value
+
+
+def _drop_attribute(graph: torch.nn.Module, target: str) -> None:
+    *path, last = target.split(".")
+    owner = graph
+    for part in path:
+        owner = getattr(owner, part)
+    if hasattr(owner, last):
+        delattr(owner, last)
+
+
 # ---- the task ------------------------------------------------------------------------------------------------
 
 
-def _task(graph: torch.fx.GraphModule, tensors: list[torch.Tensor], name: str) -> KernelTask:
+def _task(graph: torch.fx.GraphModule, tensors: list[torch.Tensor], constants: tuple[torch.Tensor, ...],
+          name: str) -> KernelTask:
     """The task at the call's own rank: symbolic where every size and guard can be written as size text, else
     specialised to the traced shapes."""
     outputs, tree = _outputs(graph)
-    traced = tuple(tuple(t.shape) for t in tensors)
+    traced = tuple(tuple(t.shape) for t in tensors) + tuple(tuple(c.shape) for c in constants)
     try:
         described = _Description(graph, symbolic=True)
         described.check(traced)
@@ -176,9 +242,10 @@ def _task(graph: torch.fx.GraphModule, tensors: list[torch.Tensor], name: str) -
     inputs, count = described.inputs, len(tensors)
     output_specs = tuple(described.spec(value) for value in outputs)
     return KernelTask(
-        name=name, graph_text=_graph_text(described), inputs=inputs, outputs=output_specs,
+        name=name, graph_text=_graph_text(described, constants), inputs=inputs, outputs=output_specs,
         category=_category(graph), specialized=not described.symbolic, traced_shapes=traced, graph=graph,
         output_tree=tree, guards=described.guards,
+        constants=constants,
         call=CallPattern(inputs[:count], output_specs, described.guards))
 
 
@@ -305,16 +372,21 @@ class _Description:
         return repr(arg) if not isinstance(arg, torch.dtype) else str(arg)
 
 
-def _graph_text(described: _Description) -> str:
-    """The canonical text: inputs, one line per op, the outputs, the guards."""
+def _graph_text(described: _Description, constants: tuple[torch.Tensor, ...]) -> str:
+    """The canonical text: inputs (constants with their sha256), one line per op, the outputs, the guards."""
     graph = described.graph
     placeholders = _placeholders(graph)
+    first_constant = len(placeholders) - len(constants)
     names: dict[torch.fx.Node, str] = {}
     lines = []
     for node in graph.graph.nodes:
         if node.op == "placeholder":
-            names[node] = f"in{len(names)}"
-            lines.append(f"{names[node]}: {described.spec(node.meta['val']).text()}")
+            index = len(names)
+            names[node] = f"in{index}"
+            line = f"{names[node]}: {described.spec(node.meta['val']).text()}"
+            if index >= first_constant:
+                line += f" = constant {constant_digest(constants[index - first_constant])}"
+            lines.append(line)
         elif node.op == "call_function":
             names[node] = f"%{len(names) - len(placeholders)}"
             args = [described.text_of(a, names) for a in node.args]

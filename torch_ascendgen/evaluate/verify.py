@@ -24,7 +24,7 @@ from __future__ import annotations
 import functools
 import math
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import torch
@@ -110,19 +110,23 @@ def make_input_sets(
     outputs: Sequence[TensorSpec] = (),
     budget: Budget | None = None,
     guards: Sequence[str] = (),
+    fixed: Mapping[int, torch.Tensor] | None = None,
 ) -> list[InputSet]:
     """The input sets a candidate must pass (see plan_input_sets), deterministic in ``seed``; None: fresh_seed().
 
     ``value_fn(input_index, shape, dtype, generator)`` replaces the normal values (e.g. positive values for a
     log); edge values are still sprinkled into them. ``guards``: size text every set's shapes satisfy (the task's).
-    Raises UnsupportedFunction when even the traced shapes' normal set does not fit the memory budget.
+    ``fixed``: inputs whose values every set holds as they are (the task's constants). Raises UnsupportedFunction
+    when even the traced shapes' normal set does not fit the memory budget.
     """
     seed = fresh_seed() if seed is None else seed
+    fixed = fixed or {}
     sets = []
     plans = plan_input_sets(inputs, traced_shapes, outputs, generic=generic, budget=budget, guards=guards)
     for index, plan in enumerate(plans):
         generator = torch.Generator().manual_seed((seed * 7919 + index) % (1 << 63))
         tensors = tuple(
+            fixed[i].clone().to(device) if i in fixed else
             _values(plan.fill, i, spec.dtype, shape, generator, value_fn).to(device)
             for i, (spec, shape) in enumerate(zip(inputs, plan.shapes))
         )
@@ -132,9 +136,11 @@ def make_input_sets(
 
 def task_input_sets(task: KernelTask, shapes: Sequence[Sequence[int]] | None = None, *, generic: bool = False,
                     seed: int | None = None, device: torch.device | str = "cpu") -> list[InputSet]:
-    """make_input_sets for ``task`` at ``shapes`` (default: its traced shapes), with its guards."""
+    """make_input_sets for ``task`` at ``shapes`` (default: its traced shapes): its guards, its constants' values."""
+    first_constant = task.argument_count
     return make_input_sets(task.inputs, task.traced_shapes if shapes is None else shapes, generic=generic, seed=seed,
-                           device=device, outputs=task.outputs, guards=task.guards)
+                           device=device, outputs=task.outputs, guards=task.guards,
+                           fixed={first_constant + i: c for i, c in enumerate(task.constants)})
 
 
 def fresh_seed() -> int:

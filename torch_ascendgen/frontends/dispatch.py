@@ -7,7 +7,8 @@ with the same canonical graph reuses it), verified at these tensors' shapes, and
 same computation has the same task key, and so the same cache entry, whichever front end it arrives through.
 
 The task: one captured before whose call pattern takes these tensors (same dtypes and ranks, sizes that satisfy its
-guards, as torch.compile's guards decide), else a new capture on the target's host copies.
+guards, as torch.compile's guards decide), else a new capture on the target's host copies. The op takes the call's
+tensors and appends the task's constants.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ class Kernel(NamedTuple):
     compiled: CompiledKernel
     op: Callable[[list[torch.Tensor]], list[torch.Tensor]]  # the call's flat tensors in, its flat outputs out
     output_tree: Any  # how the function's outputs nest (pytree spec)
+    task_inputs: Callable[[list[torch.Tensor]], list[torch.Tensor]]  # the call's tensors as the kernel takes them
 
 
 class Kernels:
@@ -41,6 +43,7 @@ class Kernels:
         self.options = options
         self._compiled: dict[tuple[str, Target], CompiledKernel] = {}
         self._tasks: dict[tuple[Hashable, Target], list[KernelTask]] = {}
+        self._constants: dict[tuple[str, torch.device], list[torch.Tensor]] = {}
 
     def compiled(self) -> list[CompiledKernel]:
         """Every kernel got so far, oldest first."""
@@ -50,12 +53,18 @@ class Kernels:
                 family: Hashable = None) -> Kernel:
         """The kernel for ``function`` on ``tensors`` (its flat tensor inputs), verified at their shapes. Raises
         what capture, compile_task or verify_shape raise (UnsupportedFunction when there is no kernel to have)."""
-        task, _ = self._task(function, tensors, target, family)
+        task, binding = self._task(function, tensors, target, family)
+        reference = task.reference(function, [tuple(t.shape) for t in tensors])
         compiled = self._compiled.get((task.key, target))
         if compiled is None:
-            compiled = self._compiled[(task.key, target)] = compile_task(task, function, self.options, target)
-        verify_shape(compiled, function, tensors, self.options)
-        return Kernel(compiled, kernel_op(compiled), task.output_tree)
+            compiled = self._compiled[(task.key, target)] = compile_task(task, reference, self.options, target)
+        constants = self._device_constants(task, tensors[0].device)
+
+        def task_inputs(call: list[torch.Tensor]) -> list[torch.Tensor]:
+            return list(call) + constants
+
+        verify_shape(compiled, reference, task_inputs(tensors), self.options)
+        return Kernel(compiled, _adapted(kernel_op(compiled), constants), task.output_tree, task_inputs)
 
     def _task(self, function: Callable, tensors: list[torch.Tensor], target: Target,
               family: Hashable) -> tuple[KernelTask, dict[str, int]]:
@@ -72,3 +81,17 @@ class Kernels:
                                       f"{[list(t.shape) for t in tensors]}); please report it")
         known.append(task)
         return task, binding
+
+    def _device_constants(self, task: KernelTask, device: torch.device) -> list[torch.Tensor]:
+        """The task's constants on ``device`` (moved once)."""
+        key = (task.key, device)
+        if key not in self._constants:
+            self._constants[key] = [c.to(device) for c in task.constants]
+        return self._constants[key]
+
+
+def _adapted(op: Callable, constants: list[torch.Tensor]) -> Callable:
+    """``op`` taking the call's tensors: the task's constants appended."""
+    if not constants:
+        return op
+    return lambda inputs: op([*inputs, *constants])
