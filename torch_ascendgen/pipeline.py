@@ -16,7 +16,7 @@ import json
 import os
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -343,10 +343,11 @@ def _load(entry: CacheEntry, task: KernelTask, target: Target, cache: KernelCach
     return target.load(entry, task, library, served=bool(distrust)), bool(distrust)
 
 
-def verify_shape(compiled: CompiledKernel, reference: Callable, tensors: list[torch.Tensor], options: Options) -> None:
+def verify_shape(compiled: CompiledKernel, reference: Callable, tensors: list[torch.Tensor], options: Options,
+                 domains: Sequence | None = None) -> None:
     """A kernel runs at new shapes only after passing there (recorded for every process). ``tensors`` are its
-    inputs (the task's constants included). Raises UnsupportedFunction when its tiling declines the shapes or its
-    results are wrong there."""
+    inputs (the task's constants included); ``domains``: their integer values' domains at this call (default: the
+    task's). Raises UnsupportedFunction when its tiling declines the shapes or its results are wrong there."""
     shapes = tuple(tuple(t.shape) for t in tensors)
     if shapes in compiled.verified_shapes:
         return
@@ -354,7 +355,7 @@ def verify_shape(compiled: CompiledKernel, reference: Callable, tensors: list[to
         compiled.runner.plan(tensors)
     except ValueError as exc:
         raise UnsupportedFunction(f"its kernel cannot take shapes {list(map(list, shapes))}: {exc}") from None
-    sets = task_input_sets(compiled.runner.task, shapes)
+    sets = task_input_sets(compiled.runner.task, shapes, domains=domains)
     verdict = verify_loaded(reference, compiled.host_runner, sets, options.tolerance)
     if not verdict.ok:
         raise UnsupportedFunction(f"its kernel failed verification at shapes {list(map(list, shapes))}: "

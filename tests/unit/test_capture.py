@@ -137,3 +137,20 @@ def test_a_tensor_the_function_holds_is_refused_with_the_fix():
     with pytest.raises(UnsupportedFunction, match="register it as a module buffer"):
         capture(lambda x: x * weight, [torch.randn(4, 8)])
 
+
+def test_integer_inputs_record_their_values_and_the_sizes_they_index_outside_the_key():
+    ids = torch.tensor([[1, 2, 9], [0, 3, 3]])
+    task = capture(lambda i, w: torch.nn.functional.embedding(i, w), [ids, torch.randn(10, 4)])
+    (domain, none) = task.domains
+    assert none is None and (domain.low, domain.high, domain.distinct, domain.ordered) == (0, 9, False, False)
+    assert domain.bounds == (("s2", False),)  # the weight's rows; negative ids are refused there
+    other = capture(lambda i, w: torch.nn.functional.embedding(i, w), [torch.tensor([[5, 1, 2], [7, 0, 4]]),
+                                                                       torch.randn(10, 4)])
+    assert other.key == task.key and other.domains[0].distinct
+    slots = capture(lambda x, i, s: x.index_copy(0, i, s), [torch.randn(8, 4), torch.tensor([1, 2, 5]),
+                                                             torch.randn(3, 4)])
+    assert slots.domains[1].distinct and slots.domains[1].ordered and slots.domains[1].bounds == (("s0", True),)
+    target = capture(lambda x, t: torch.nn.functional.cross_entropy(x, t), [torch.randn(4, 10),
+                                                                           torch.tensor([1, 2, 9, -100])])
+    assert target.domains[1].low == -100 and target.domains[1].bounds == (("s1", False),)
+

@@ -1,4 +1,4 @@
-"""What capture gives: the task (what a kernel computes) and the call it was captured from."""
+"""What capture gives: the task (what a kernel computes), the call it was captured from, and its inputs' values."""
 
 from __future__ import annotations
 
@@ -27,6 +27,32 @@ class TensorSpec:
 
     def text(self) -> str:
         return f"{DTYPE_NAMES.get(self.dtype, str(self.dtype))}[{', '.join(map(str, self.shape))}]"
+
+
+@dataclass(frozen=True)
+class ValueDomain:
+    """The values an integer input held in the call a task was captured from, so that verification draws values
+    the function accepts (indices inside the tensor they index, distinct where the call's were).
+
+    ``bounds``: the sizes (size text in the task's symbols) that the values index into, each with whether negative
+    values count from the end there (``x[i]``) or are refused (``embedding``, ``gather``): at other shapes the
+    values drawn stay inside them."""
+
+    low: int
+    high: int
+    distinct: bool
+    ordered: bool  # non-decreasing in memory order (offsets, sorted boundaries)
+    bounds: tuple[tuple[str | int, bool], ...] = ()
+
+
+def value_domain(tensor: torch.Tensor, bounds: tuple = ()) -> ValueDomain | None:
+    """The domain of an integer tensor's values (None for floats, bools and empty tensors)."""
+    if tensor.dtype.is_floating_point or tensor.dtype.is_complex or tensor.dtype == torch.bool or not tensor.numel():
+        return None
+    flat = tensor.detach().reshape(-1).cpu()
+    ordered = bool((flat[1:] >= flat[:-1]).all()) if flat.numel() > 1 else True
+    distinct = torch.unique(flat).numel() == flat.numel()
+    return ValueDomain(int(flat.min()), int(flat.max()), distinct, ordered, tuple(bounds))
 
 
 @dataclass(frozen=True)
@@ -65,8 +91,8 @@ class KernelTask:
 
     ``inputs`` are the function's tensors, then its ``constants`` (tensors the function makes from literals, lifted
     into inputs: dispatch appends them to every call); ``guards`` (size text) hold for every shape the kernel is
-    made for. ``graph_text`` holds the guards and the constants' sha256, so the key covers them. ``call`` describes
-    the call the task was captured from and is not part of the key.
+    made for. ``graph_text`` holds the guards and the constants' sha256, so the key covers them. ``domains`` and
+    ``call`` describe the call the task was captured from and are not part of the key.
     """
 
     name: str
@@ -80,6 +106,7 @@ class KernelTask:
     output_tree: Any = field(compare=False, repr=False)
     guards: tuple[str, ...] = ()
     constants: tuple[torch.Tensor, ...] = field(default=(), compare=False, repr=False)
+    domains: tuple[ValueDomain | None, ...] = field(default=(), compare=False)
     call: CallPattern | None = field(default=None, compare=False, repr=False)
 
     @property

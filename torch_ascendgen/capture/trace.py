@@ -8,7 +8,7 @@ Tensors the function makes from literals (``torch.tensor([...])`` in its body) b
 constants; one it holds instead of taking (a global) is refused, since its values may change. The canonical text
 names inputs, nodes and symbols by position, so the same computation always gives the same text, whatever the
 variable names or sizes. Only when a size or a guard cannot be written that way is the task specialised to the
-traced shapes.
+traced shapes. Integer inputs' values are recorded (domains.py).
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ from torch._subclasses.fake_tensor import FakeTensor
 from torch.fx.experimental.proxy_tensor import make_fx
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from torch_ascendgen.capture import sizes
-from torch_ascendgen.capture.task import CallPattern, KernelTask, TensorSpec, constant_digest
+from torch_ascendgen.capture import domains, sizes
+from torch_ascendgen.capture.task import CallPattern, KernelTask, TensorSpec, ValueDomain, constant_digest, value_domain
 from torch_ascendgen.errors import NotExpressible, UnsupportedFunction
 
 _CATEGORY_OPS = (
@@ -245,7 +245,7 @@ def _task(graph: torch.fx.GraphModule, tensors: list[torch.Tensor], constants: t
         name=name, graph_text=_graph_text(described, constants), inputs=inputs, outputs=output_specs,
         category=_category(graph), specialized=not described.symbolic, traced_shapes=traced, graph=graph,
         output_tree=tree, guards=described.guards,
-        constants=constants,
+        constants=constants, domains=tuple(_domains(graph, tensors, described)) + (None,) * len(constants),
         call=CallPattern(inputs[:count], output_specs, described.guards))
 
 
@@ -444,4 +444,11 @@ def _category(graph: torch.fx.GraphModule) -> str:
         if targets & ops:
             return category
     return "elementwise"
+
+
+def _domains(graph: torch.fx.GraphModule, tensors: list[torch.Tensor],
+             described: _Description) -> list[ValueDomain | None]:
+    """Each input's value domain (integer inputs), with the sizes its values index into (when symbolic)."""
+    return [value_domain(tensor, domains.index_bounds(node, described.size) if described.symbolic else ())
+            for tensor, node in zip(tensors, _placeholders(graph))]
 

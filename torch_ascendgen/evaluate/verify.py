@@ -31,7 +31,7 @@ import torch
 import torch.utils._pytree as pytree
 
 from torch_ascendgen import config
-from torch_ascendgen.capture import KernelTask, TensorSpec
+from torch_ascendgen.capture import KernelTask, TensorSpec, ValueDomain
 from torch_ascendgen.capture.sizes import bind, evaluate, holds
 from torch_ascendgen.errors import ReferenceFailed, ShapeDeclined
 from torch_ascendgen.evaluate.budgets import Budget, set_cost
@@ -111,13 +111,16 @@ def make_input_sets(
     budget: Budget | None = None,
     guards: Sequence[str] = (),
     fixed: Mapping[int, torch.Tensor] | None = None,
+    domains: Sequence[ValueDomain | None] = (),
 ) -> list[InputSet]:
     """The input sets a candidate must pass (see plan_input_sets), deterministic in ``seed``; None: fresh_seed().
 
     ``value_fn(input_index, shape, dtype, generator)`` replaces the normal values (e.g. positive values for a
     log); edge values are still sprinkled into them. ``guards``: size text every set's shapes satisfy (the task's).
-    ``fixed``: inputs whose values every set holds as they are (the task's constants). Raises UnsupportedFunction
-    when even the traced shapes' normal set does not fit the memory budget.
+    ``fixed``: inputs whose values every set holds as they are (the task's constants). ``domains``: per input, the
+    values an integer input may take (drawn inside it, its ends included, distinct where the call's were; a set whose
+    shapes leave no room for them is left out). Raises UnsupportedFunction when even the traced shapes' normal set
+    does not fit the memory budget.
     """
     seed = fresh_seed() if seed is None else seed
     fixed = fixed or {}
@@ -125,22 +128,34 @@ def make_input_sets(
     plans = plan_input_sets(inputs, traced_shapes, outputs, generic=generic, budget=budget, guards=guards)
     for index, plan in enumerate(plans):
         generator = torch.Generator().manual_seed((seed * 7919 + index) % (1 << 63))
-        tensors = tuple(
-            fixed[i].clone().to(device) if i in fixed else
-            _values(plan.fill, i, spec.dtype, shape, generator, value_fn).to(device)
-            for i, (spec, shape) in enumerate(zip(inputs, plan.shapes))
-        )
+        binding = bind([spec.shape for spec in inputs], plan.shapes) if domains else {}
+        try:
+            tensors = tuple(
+                fixed[i].clone().to(device) if i in fixed else
+                _values(plan.fill, i, spec.dtype, shape, generator, value_fn,
+                        _domain(domains, i), binding, strict=index > 0).to(device)
+                for i, (spec, shape) in enumerate(zip(inputs, plan.shapes))
+            )
+        except _NoRoom:
+            continue  # the domain of an integer input does not fit this set's shapes
         sets.append(InputSet(f"{plan.label} {_shapes_text(plan.shapes)}", tensors, seed, plan.fill in _WIDE_FILLS))
     return sets
 
 
 def task_input_sets(task: KernelTask, shapes: Sequence[Sequence[int]] | None = None, *, generic: bool = False,
-                    seed: int | None = None, device: torch.device | str = "cpu") -> list[InputSet]:
-    """make_input_sets for ``task`` at ``shapes`` (default: its traced shapes): its guards, its constants' values."""
+                    seed: int | None = None, domains: Sequence[ValueDomain | None] | None = None,
+                    device: torch.device | str = "cpu") -> list[InputSet]:
+    """make_input_sets for ``task`` at ``shapes`` (default: its traced shapes): its guards, its constants' values,
+    its integer inputs' domains (``domains``: another call's, e.g. the one at ``shapes``)."""
     first_constant = task.argument_count
     return make_input_sets(task.inputs, task.traced_shapes if shapes is None else shapes, generic=generic, seed=seed,
                            device=device, outputs=task.outputs, guards=task.guards,
-                           fixed={first_constant + i: c for i, c in enumerate(task.constants)})
+                           fixed={first_constant + i: c for i, c in enumerate(task.constants)},
+                           domains=task.domains if domains is None else domains)
+
+
+def _domain(domains: Sequence[ValueDomain | None], index: int) -> ValueDomain | None:
+    return domains[index] if index < len(domains) else None
 
 
 def fresh_seed() -> int:
@@ -356,9 +371,13 @@ def _shapes_text(shapes: tuple[tuple[int, ...], ...]) -> str:
 
 
 def _values(fill: str, index: int, dtype: torch.dtype, shape: tuple[int, ...], generator: torch.Generator,
-            value_fn: ValueFn | None) -> torch.Tensor:
-    """The values of one input; the wide sets' own values replace ``value_fn``'s (such sets are optional)."""
-    if fill in _WIDE_FILLS:
+            value_fn: ValueFn | None, domain: ValueDomain | None = None, binding: Mapping[str, int] | None = None,
+            strict: bool = True) -> torch.Tensor:
+    """The values of one input; the wide sets' own values replace ``value_fn``'s (such sets are optional). An
+    integer input with a ``domain`` gets values inside it in every set (see _domain_values)."""
+    if domain is not None and not dtype.is_floating_point and dtype != torch.bool:
+        tensor = _domain_values(domain, dtype, shape, generator, binding or {}, strict)
+    elif fill in _WIDE_FILLS:
         tensor = _wide(fill, dtype, shape, generator)
     else:
         tensor = value_fn(index, shape, dtype, generator) if value_fn else _normal(dtype, shape, generator)
@@ -371,6 +390,73 @@ def _values(fill: str, index: int, dtype: torch.dtype, shape: tuple[int, ...], g
     if dtype.is_floating_point and "nonfinite" in fill:
         _sprinkle(tensor, [math.nan, math.inf, -math.inf], per=128, generator=generator)
     return tensor
+
+
+class _NoRoom(Exception):
+    """An integer input's domain has no room at a set's shapes (indices into a dimension the set makes smaller)."""
+
+
+def _domain_values(domain: ValueDomain, dtype: torch.dtype, shape: tuple[int, ...], generator: torch.Generator,
+                   binding: Mapping[str, int], strict: bool) -> torch.Tensor:
+    """Values inside ``domain``: uniform between its ends, both ends present (when there are two values or more),
+    distinct when the call's were, in order when the call's were. At shapes where a size the values index into is
+    smaller than the call's, the domain is cut to it (negative values to its negative, where they count from the
+    end). _NoRoom when that leaves no value (or, ``distinct``, too few); not ``strict`` (the call's own shapes): the
+    domain as recorded, without distinctness if need be."""
+    low, high = _cut(domain, binding)
+    count = math.prod(shape)
+    distinct = domain.distinct and count > 1
+    if high < low or distinct and high - low + 1 < count:
+        if strict:
+            raise _NoRoom(f"values in [{low}, {high}] for {count} elements")
+        if high < low:
+            low, high = domain.low, domain.high
+        distinct = distinct and high - low + 1 >= count
+    if distinct:
+        values = low + _distinct(high - low + 1, count, generator)
+    else:
+        values = torch.randint(low, high + 1, (count,), generator=generator, dtype=torch.int64)
+    _with_ends(values, low, high, distinct, generator)
+    if domain.ordered:
+        values = values.sort().values
+    return values.reshape(shape).to(dtype)
+
+
+def _cut(domain: ValueDomain, binding: Mapping[str, int]) -> tuple[int, int]:
+    low, high = domain.low, domain.high
+    for size, negative in domain.bounds:
+        try:
+            bound = size if isinstance(size, int) else int(evaluate(size, binding))
+        except ValueError:
+            continue
+        low, high = max(low, -bound if negative else 0), min(high, bound - 1)
+    return low, high
+
+
+def _distinct(room: int, count: int, generator: torch.Generator) -> torch.Tensor:
+    """``count`` distinct values in [0, room), in random order."""
+    if room <= max(4 * count, 1 << 20):
+        return torch.randperm(room, generator=generator)[:count]
+    chosen = torch.empty(0, dtype=torch.int64)
+    while chosen.numel() < count:
+        chosen = torch.unique(torch.cat([chosen, torch.randint(0, room, (2 * count,), generator=generator)]))
+    return chosen[torch.randperm(chosen.numel(), generator=generator)[:count]]
+
+
+def _with_ends(values: torch.Tensor, low: int, high: int, distinct: bool, generator: torch.Generator) -> None:
+    """Both ends of the domain somewhere in ``values`` (in place), keeping them distinct if they are."""
+    if values.numel() < 2:
+        return
+    ends = [low, high] if high != low else [low]
+    positions = torch.randperm(values.numel(), generator=generator)[:2].tolist()
+    if not distinct:
+        for position, end in zip(positions, ends):
+            values[position] = end
+        return
+    for end in ends:
+        if not bool((values == end).any()):
+            position = int(((values != low) & (values != high)).nonzero()[0])
+            values[position] = end
 
 
 def _normal(dtype: torch.dtype, shape: tuple[int, ...], generator: torch.Generator) -> torch.Tensor:

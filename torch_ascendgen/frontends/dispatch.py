@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 
 import torch
 
-from torch_ascendgen.capture import KernelTask, capture
+from torch_ascendgen.capture import KernelTask, capture, value_domain
 from torch_ascendgen.errors import UnsupportedFunction
 from torch_ascendgen.pipeline import CompiledKernel, Options, compile_task, verify_shape
 from torch_ascendgen.targets.runtime import kernel_op
@@ -63,7 +63,8 @@ class Kernels:
         def task_inputs(call: list[torch.Tensor]) -> list[torch.Tensor]:
             return list(call) + constants
 
-        verify_shape(compiled, reference, task_inputs(tensors), self.options)
+        domains = [value_domain(t, d.bounds if d else ()) for t, d in zip(tensors, task.domains)]
+        verify_shape(compiled, reference, task_inputs(tensors), self.options, domains + [None] * len(constants))
         return Kernel(compiled, _adapted(kernel_op(compiled), constants), task.output_tree, task_inputs)
 
     def _task(self, function: Callable, tensors: list[torch.Tensor], target: Target,
