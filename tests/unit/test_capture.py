@@ -154,3 +154,10 @@ def test_integer_inputs_record_their_values_and_the_sizes_they_index_outside_the
                                                                            torch.tensor([1, 2, 9, -100])])
     assert target.domains[1].low == -100 and target.domains[1].bounds == (("s1", False),)
 
+
+def test_empty_tensors_are_traced_at_their_sizes():
+    task = capture(lambda x, y: x + y, [torch.randn(0, 5), torch.randn(5)])
+    assert task.outputs[0].shape == (0, "s0") and task.call.output_shapes(task.call.binding(
+        [torch.randn(0, 7), torch.randn(7)])) == [(0, 7)]
+    with pytest.raises(UnsupportedFunction, match="cannot reshape"):
+        capture(lambda x: x.reshape(x.shape[0], -1) * 2, [torch.randn(0, 4)])  # as the function itself raises

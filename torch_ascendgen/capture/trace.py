@@ -50,10 +50,10 @@ def capture(function: Callable, tensors: list[torch.Tensor], name: str = "") -> 
     """
     if not tensors:
         raise UnsupportedFunction("it takes no tensor inputs")
-    graph = _traced(function, tensors)
+    graph, returned = _traced(function, tensors)
     _check_pure(graph)
     constants = _lift_constants(graph)
-    task = _task(graph, tensors, constants, name or getattr(function, "__qualname__", "function"))
+    task = _task(graph, tensors, constants, name or getattr(function, "__qualname__", "function"), returned)
     return task
 
 
@@ -62,15 +62,20 @@ def capture(function: Callable, tensors: list[torch.Tensor], name: str = "") -> 
 _TRACING = threading.Lock()
 
 
-def _traced(function: Callable, tensors: list[torch.Tensor]) -> torch.fx.GraphModule:
+def _traced(function: Callable, tensors: list[torch.Tensor]) -> tuple[torch.fx.GraphModule, pytree.TreeSpec]:
+    """The function's graph, and how its result nests (the graph's output is plain tuples and lists)."""
+    returned = []
+
     def guarded(*flat):
         with _NoRealMutation():
-            return function(*flat)
+            result = function(*flat)
+        returned.append(pytree.tree_flatten(result)[1])
+        return result
 
     try:
         with _TRACING:
             graph = _make_fx(guarded, tensors)
-            return _functionalized(graph, tensors)
+            return _functionalized(graph, tensors), returned[0]
     except UnsupportedFunction:
         raise
     except Exception as exc:  # noqa: BLE001 - any tracing failure means "cannot capture"
@@ -229,9 +234,10 @@ def _drop_attribute(graph: torch.nn.Module, target: str) -> None:
 
 
 def _task(graph: torch.fx.GraphModule, tensors: list[torch.Tensor], constants: tuple[torch.Tensor, ...],
-          name: str) -> KernelTask:
+          name: str, returned: pytree.TreeSpec) -> KernelTask:
     """The task at the call's own rank: symbolic where every size and guard can be written as size text, else
-    specialised to the traced shapes."""
+    specialised to the traced shapes. ``returned``: how the function's result nests (a torch.return_types tuple,
+    say), which the graph's plain tuples lose."""
     outputs, tree = _outputs(graph)
     traced = tuple(tuple(t.shape) for t in tensors) + tuple(tuple(c.shape) for c in constants)
     try:
@@ -244,7 +250,7 @@ def _task(graph: torch.fx.GraphModule, tensors: list[torch.Tensor], constants: t
     return KernelTask(
         name=name, graph_text=_graph_text(described, constants), inputs=inputs, outputs=output_specs,
         category=_category(graph), specialized=not described.symbolic, traced_shapes=traced, graph=graph,
-        output_tree=tree, guards=described.guards,
+        output_tree=returned if returned.num_leaves == len(outputs) else tree, guards=described.guards,
         constants=constants, domains=tuple(_domains(graph, tensors, described)) + (None,) * len(constants),
         call=CallPattern(inputs[:count], output_specs, described.guards))
 

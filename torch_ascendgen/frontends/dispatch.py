@@ -8,11 +8,13 @@ same computation has the same task key, and so the same cache entry, whichever f
 
 The task: one captured before whose call pattern takes these tensors (same dtypes and ranks, sizes that satisfy its
 guards, as torch.compile's guards decide), else a new capture on the target's host copies. The op takes the call's
-tensors and appends the task's constants.
+tensors and appends the task's constants. Calls with empty tensors are traced at their sizes: when every
+output is empty too, the op makes those outputs and launches nothing.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Hashable
 from typing import Any, NamedTuple
 
@@ -28,7 +30,7 @@ from torch_ascendgen.targets.target import Target
 class Kernel(NamedTuple):
     """A kernel ready to run at the shapes it was prepared for."""
 
-    compiled: CompiledKernel
+    compiled: CompiledKernel | None  # None: nothing to compute (every output is empty; the op makes them)
     op: Callable[[list[torch.Tensor]], list[torch.Tensor]]  # the call's flat tensors in, its flat outputs out
     output_tree: Any  # how the function's outputs nest (pytree spec)
     task_inputs: Callable[[list[torch.Tensor]], list[torch.Tensor]]  # the call's tensors as the kernel takes them
@@ -53,6 +55,8 @@ class Kernels:
                 family: Hashable = None) -> Kernel:
         """The kernel for ``function`` on ``tensors`` (its flat tensor inputs), verified at their shapes. Raises
         what capture, compile_task or verify_shape raise (UnsupportedFunction when there is no kernel to have)."""
+        if any(t.numel() == 0 for t in tensors):
+            return self._nothing_to_compute(function, tensors, target)
         task, binding = self._task(function, tensors, target, family)
         reference = task.reference(function, [tuple(t.shape) for t in tensors])
         compiled = self._compiled.get((task.key, target))
@@ -89,6 +93,25 @@ class Kernels:
         if key not in self._constants:
             self._constants[key] = [c.to(device) for c in task.constants]
         return self._constants[key]
+
+    def _nothing_to_compute(self, function: Callable, tensors: list[torch.Tensor], target: Target) -> Kernel:
+        """Empty tensors: the function traced at their sizes (exactly: sizes of 0 are not symbolic). When every
+        output is empty, an op that makes them without launching anything; else UnsupportedFunction (the original
+        computes them: a sum over an empty dimension)."""
+        task = capture(function, target.host_copies(tensors), name=self.name)
+        binding = task.call.binding(tensors)
+        if binding is None:
+            raise UnsupportedFunction("its capture at empty sizes does not describe the call")
+        shapes = task.call.output_shapes(binding)
+        if any(math.prod(shape) for shape in shapes):
+            raise UnsupportedFunction(f"its outputs {[list(s) for s in shapes]} are not empty for empty inputs")
+        dtypes = [spec.dtype for spec in task.call.outputs]
+        device = tensors[0].device
+
+        def empty(_: list[torch.Tensor]) -> list[torch.Tensor]:
+            return [torch.empty(shape, dtype=dtype, device=device) for shape, dtype in zip(shapes, dtypes)]
+
+        return Kernel(None, empty, task.output_tree, list)
 
 
 def _adapted(op: Callable, constants: list[torch.Tensor]) -> Callable:

@@ -10,6 +10,7 @@ import functools
 import hashlib
 import importlib.util
 import json
+import math
 import os
 import shutil
 import sys
@@ -129,6 +130,18 @@ def output_shapes(task, input_shapes) -> list[tuple[int, ...]]:
     return [sizes.shape(spec.shape, binding) for spec in task.outputs]
 
 
+def nothing_to_compute(input_shapes, output_shapes) -> bool:
+    """Whether a launch at these shapes has nothing to do: every output is empty (the launchers then return the
+    empty outputs without asking the kernel's tiling). ShapeDeclined when an input is empty but an output is not
+    (a sum over an empty dimension): a kernel's tiling is never asked about empty tensors."""
+    if all(math.prod(shape) == 0 for shape in output_shapes):
+        return True
+    if any(math.prod(shape) == 0 for shape in input_shapes):
+        raise ShapeDeclined(f"empty inputs {[list(s) for s in input_shapes]} with non-empty outputs: the original "
+                            "computes those", tuple(tuple(s) for s in input_shapes))
+    return False
+
+
 class ContractKernel:
     """Runs a kernel-contract kernel on the simulator: allocates outputs, tiles per shape (memoised).
 
@@ -151,16 +164,19 @@ class ContractKernel:
         cached = self._tilings.get(key)
         if cached is None:
             shapes = output_shapes(self.task, key)
-            tiling = self.kernel.tiling([*key, *shapes], soc=self.soc)
-            if tiling.block_dim == 0:
+            tiling = None if nothing_to_compute(key, shapes) else self.kernel.tiling([*key, *shapes], soc=self.soc)
+            if tiling is not None and tiling.block_dim == 0:
                 raise ShapeDeclined(f"the kernel's tiling function declined shapes {list(map(list, key))}", key)
             cached = self._tilings[key] = (shapes, tiling)
         return cached
 
     def run(self, *inputs, counters: bool = True, block_order_seed: int = 0):
-        """(outputs, the launch's RunReport). ``block_order_seed``: see SimKernel.launch."""
+        """(outputs, the launch's RunReport: an empty one when every output is empty and nothing was launched).
+        ``block_order_seed``: see SimKernel.launch."""
         shapes, tiling = self.plan(inputs)
         outputs = tuple([torch.empty(shape, dtype=spec.dtype) for shape, spec in zip(shapes, self.task.outputs)])
+        if tiling is None:
+            return outputs, self.kernel.idle_report(self.soc)
         workspace = torch.empty(tiling.workspace_bytes, dtype=torch.uint8) if tiling.workspace_bytes else None
         report = self.kernel.launch(tiling.block_dim, *[t.contiguous() for t in inputs], *outputs, workspace,
                                     tiling.data, soc=self.soc, counters=counters, checked=self.checked,
