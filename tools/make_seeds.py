@@ -254,7 +254,7 @@ def evaluate(seed: Seed, task: KernelTask, kernel, variants: int | None = None, 
     variants (or those labelled ``labels``)."""
     sets = task_input_sets(task, generic=not task.specialized)
     runner = ContractKernel(kernel, task, soc)
-    verdict = verify_loaded(seed.function, runner, sets, None)
+    verdict = verify_loaded(task.reference(seed.function), runner, sets, None)
     names = tuple(s.name for s in sets)
     if not verdict.ok:
         return Evaluation(task, False, verdict.reason, (), names, None, ())

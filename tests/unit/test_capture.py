@@ -28,10 +28,10 @@ def test_the_same_computation_gives_the_same_key_whatever_the_names_and_sizes():
 def test_anything_that_changes_the_kernel_changes_the_key():
     base = capture(rms_norm, [torch.randn(4, 64).half(), torch.randn(64).half()])
     other_dtype = capture(rms_norm, [torch.randn(4, 64), torch.randn(64)])
-    other_rank = capture(rms_norm, [torch.randn(2, 4, 64).half(), torch.randn(64).half()])
+    per_channel = capture(rms_norm, [torch.randn(2, 4, 64).half(), torch.randn(4, 1).half()])
     broadcast = capture(rms_norm, [torch.randn(4, 1).half(), torch.randn(1).half()])
     other_eps = capture(lambda x, w: rms_norm(x, w) * 1.0001, [torch.randn(4, 64).half(), torch.randn(64).half()])
-    keys = {t.key for t in (base, other_dtype, other_rank, broadcast, other_eps)}
+    keys = {t.key for t in (base, other_dtype, per_channel, broadcast, other_eps)}
     assert len(keys) == 5
     assert broadcast.inputs[0].shape == ("s0", 1)
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import torch
 import torch.fx
+import torch.utils._pytree as pytree
 
 from torch_ascendgen.capture import sizes
 
@@ -57,16 +58,24 @@ def value_domain(tensor: torch.Tensor, bounds: tuple = ()) -> ValueDomain | None
 
 @dataclass(frozen=True)
 class CallPattern:
-    """The call a task was captured from, at that call's own rank.
+    """The call a task was captured from, at that call's own rank, and how its tensors become the task's.
 
     A later call with other sizes takes the task without being traced again when it matches ``inputs`` (dtypes,
     ranks, the sizes of 1, the sizes the computation requires to be equal or to relate, every other size at least 2)
     and satisfies ``guards``, as torch.compile's guards decide whether a compiled graph serves a call.
+    ``task_inputs``: each input's shape in the task, as size text over the call's symbols: its own shape, or, for a
+    task collapsed to fewer dimensions (see collapse.py), products of groups of its sizes ("s0*s1").
     """
 
     inputs: tuple[TensorSpec, ...]
     outputs: tuple[TensorSpec, ...]
     guards: tuple[str, ...]
+    task_inputs: tuple[tuple[int | str, ...], ...]
+    shapes: tuple[tuple[int, ...], ...] = ()  # the captured call's own shapes
+
+    @property
+    def collapsed(self) -> bool:
+        return self.task_inputs != tuple(spec.shape for spec in self.inputs)
 
     def binding(self, tensors: Sequence[torch.Tensor]) -> dict[str, int] | None:
         """The call's symbol values for these tensors, or None when the pattern does not take them."""
@@ -79,6 +88,10 @@ class CallPattern:
         if any(value < 2 for value in binding.values()) or not sizes.holds(self.guards, binding):
             return None  # a size of 0 or 1 is traced as such (its own task); the guards' failing shapes retrace
         return binding
+
+    def task_shapes(self, binding: dict[str, int]) -> list[tuple[int, ...]]:
+        """The call's tensors' shapes in the task (without the task's constants)."""
+        return [sizes.shape(shape, binding) for shape in self.task_inputs]
 
     def output_shapes(self, binding: dict[str, int]) -> list[tuple[int, ...]]:
         """The function's output shapes at the call's rank."""
@@ -126,20 +139,38 @@ class KernelTask:
 
     def reference(self, function: Callable, shapes: Sequence[Sequence[int]] | None = None) -> Callable:
         """``function`` (the original, taking the call's tensors) as this task takes its inputs: what verification
-        judges kernels by (see TaskReference). ``shapes``: a call's own shapes."""
+        judges kernels by (see TaskReference). ``shapes``: a call's own shapes (default: the captured call's)."""
         return function if isinstance(function, TaskReference) else TaskReference(function, self, shapes)
 
 
 class TaskReference:
-    """The original function as a task takes its inputs: the task's constants are dropped (the function makes them
-    itself)."""
+    """The original function as a task takes its inputs.
+
+    The task's constants are dropped (the function makes them itself). A task collapsed to fewer dimensions gets
+    the call's tensors back in the call's shapes at the call's own sizes, so that there the original function itself
+    is the reference; at the other sizes verification tries (a tail, many blocks) there is no call of that rank to
+    go back to, and the collapsed graph, the function's own ATen ops traced at the call, runs instead.
+    """
 
     def __init__(self, function: Callable, task: KernelTask, shapes: Sequence[Sequence[int]] | None = None):
         self.function = function
         self.count = task.argument_count
+        self.graph = task.graph if task.call is not None and task.call.collapsed else None
+        if self.graph is not None:
+            self.call_shapes = [tuple(shape) for shape in (shapes or task.call.shapes)]
+            self.task_shapes = task.call.task_shapes(sizes.bind([s.shape for s in task.call.inputs], self.call_shapes))
+            shapes = [*self.task_shapes, *(tuple(c.shape) for c in task.constants)]
+            binding = sizes.bind([spec.shape for spec in task.inputs], shapes)
+            self.outputs = [sizes.shape(spec.shape, binding) for spec in task.outputs]
 
     def __call__(self, *inputs):
-        return self.function(*inputs[: self.count])
+        if self.graph is None:
+            return self.function(*inputs[: self.count])
+        own = inputs[: self.count]
+        if [tuple(t.shape) for t in own] == self.task_shapes:
+            results = pytree.tree_leaves(self.function(*[t.reshape(s) for t, s in zip(own, self.call_shapes)]))
+            return tuple(r.reshape(s) for r, s in zip(results, self.outputs))
+        return tuple(pytree.tree_leaves(self.graph(*inputs)))
 
 
 def constant_digest(tensor: torch.Tensor) -> str:

@@ -8,11 +8,13 @@ Tensors the function makes from literals (``torch.tensor([...])`` in its body) b
 constants; one it holds instead of taking (a global) is refused, since its values may change. The canonical text
 names inputs, nodes and symbols by position, so the same computation always gives the same text, whatever the
 variable names or sizes. Only when a size or a guard cannot be written that way is the task specialised to the
-traced shapes. Integer inputs' values are recorded (domains.py).
+traced shapes. Integer inputs' values are recorded (domains.py), and a computation that treats groups of its
+dimensions alike is collapsed to fewer (collapse.py).
 """
 
 from __future__ import annotations
 
+import logging
 import operator
 import threading
 from collections.abc import Callable
@@ -28,9 +30,11 @@ from torch._subclasses.fake_tensor import FakeTensor
 from torch.fx.experimental.proxy_tensor import make_fx
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from torch_ascendgen.capture import domains, sizes
+from torch_ascendgen.capture import collapse, domains, sizes
 from torch_ascendgen.capture.task import CallPattern, KernelTask, TensorSpec, ValueDomain, constant_digest, value_domain
 from torch_ascendgen.errors import NotExpressible, UnsupportedFunction
+
+logger = logging.getLogger("torch_ascendgen")
 
 _CATEGORY_OPS = (
     ("softmax", {"aten._softmax.default", "aten._log_softmax.default"}),
@@ -54,7 +58,7 @@ def capture(function: Callable, tensors: list[torch.Tensor], name: str = "") -> 
     _check_pure(graph)
     constants = _lift_constants(graph)
     task = _task(graph, tensors, constants, name or getattr(function, "__qualname__", "function"), returned)
-    return task
+    return _collapsed(task) or task
 
 
 # make_fx keeps its tracer in module globals (torch.fx's CURRENT_PATCHER among them): two threads tracing
@@ -252,7 +256,8 @@ def _task(graph: torch.fx.GraphModule, tensors: list[torch.Tensor], constants: t
         category=_category(graph), specialized=not described.symbolic, traced_shapes=traced, graph=graph,
         output_tree=returned if returned.num_leaves == len(outputs) else tree, guards=described.guards,
         constants=constants, domains=tuple(_domains(graph, tensors, described)) + (None,) * len(constants),
-        call=CallPattern(inputs[:count], output_specs, described.guards))
+        call=CallPattern(inputs[:count], output_specs, described.guards, tuple(s.shape for s in inputs[:count]),
+                         traced[:count]))
 
 
 def _outputs(graph: torch.fx.GraphModule) -> tuple[list, Any]:
@@ -452,9 +457,51 @@ def _category(graph: torch.fx.GraphModule) -> str:
     return "elementwise"
 
 
+# ---- collapsing ------------------------------------------------------------------------------------------------
+
+
 def _domains(graph: torch.fx.GraphModule, tensors: list[torch.Tensor],
              described: _Description) -> list[ValueDomain | None]:
     """Each input's value domain (integer inputs), with the sizes its values index into (when symbolic)."""
     return [value_domain(tensor, domains.index_bounds(node, described.size) if described.symbolic else ())
             for tensor, node in zip(tensors, _placeholders(graph))]
 
+
+def _collapsed(task: KernelTask) -> KernelTask | None:
+    """The task collapsed to fewer dimensions (collapse.py), or None when it stays at its rank."""
+    if task.specialized or task.guards:
+        return None
+    layout = collapse.plan(task)
+    if layout is None:
+        return None
+    try:
+        collapse.check(layout)
+        return _collapsed_task(task, layout)
+    except Exception as exc:  # noqa: BLE001 - collapsing is an optimisation: the task at its rank is right too
+        logger.debug("%s stays at rank %d: %s: %s", task.name, len(layout.full), type(exc).__name__, exc)
+        return None
+
+
+def _collapsed_task(task: KernelTask, layout: collapse.Plan) -> KernelTask:
+    count = task.argument_count
+    binding = sizes.bind([spec.shape for spec in task.call.inputs], task.traced_shapes[:count])
+    group_sizes = collapse.example_sizes(layout, binding)
+    placeholders = _placeholders(task.graph)
+    shapes = [layout.collapsed(node, group_sizes) for node in placeholders]
+    examples = [torch.zeros(shape, dtype=node.meta["val"].dtype) for shape, node in zip(shapes[:count], placeholders)]
+    constants = tuple(c.reshape(shape) for c, shape in zip(task.constants, shapes[count:]))
+    with _TRACING:
+        graph = _make_fx(collapse.Replay(layout), [*examples, *constants])
+    outputs, _ = _outputs(graph)
+    described = _Description(graph, symbolic=True)
+    described.check(tuple(shapes))
+    if described.guards:
+        raise collapse.NotCollapsible(f"the collapsed trace has guards {described.guards}")
+    task_inputs = collapse.task_shapes(layout, count)
+    traced = tuple(sizes.shape(shape, binding) for shape in task_inputs) + tuple(tuple(c.shape) for c in constants)
+    sizes.bind([spec.shape for spec in described.inputs], traced)
+    return KernelTask(
+        name=task.name, graph_text=_graph_text(described, constants), inputs=described.inputs,
+        outputs=tuple(described.spec(value) for value in outputs), category=_category(graph), specialized=False,
+        traced_shapes=traced, graph=graph, output_tree=task.output_tree, guards=(), constants=constants,
+        domains=task.domains, call=CallPattern(task.call.inputs, task.call.outputs, (), task_inputs, task.call.shapes))

@@ -8,8 +8,9 @@ same computation has the same task key, and so the same cache entry, whichever f
 
 The task: one captured before whose call pattern takes these tensors (same dtypes and ranks, sizes that satisfy its
 guards, as torch.compile's guards decide), else a new capture on the target's host copies. The op takes the call's
-tensors and appends the task's constants. Calls with empty tensors are traced at their sizes: when every
-output is empty too, the op makes those outputs and launches nothing.
+tensors: it reshapes them to the task's (a task collapsed to fewer dimensions), appends the task's constants, and
+shapes the outputs back. Calls with empty tensors are traced at their sizes: when every output is empty too, the
+op makes those outputs and launches nothing.
 """
 
 from __future__ import annotations
@@ -63,13 +64,17 @@ class Kernels:
         if compiled is None:
             compiled = self._compiled[(task.key, target)] = compile_task(task, reference, self.options, target)
         constants = self._device_constants(task, tensors[0].device)
+        shapes = task.call.task_shapes(binding) if task.call.collapsed else None
 
         def task_inputs(call: list[torch.Tensor]) -> list[torch.Tensor]:
-            return list(call) + constants
+            moved = [t.reshape(s) for t, s in zip(call, shapes)] if shapes is not None else list(call)
+            return moved + constants
 
         domains = [value_domain(t, d.bounds if d else ()) for t, d in zip(tensors, task.domains)]
         verify_shape(compiled, reference, task_inputs(tensors), self.options, domains + [None] * len(constants))
-        return Kernel(compiled, _adapted(kernel_op(compiled), constants), task.output_tree, task_inputs)
+        outputs = task.call.output_shapes(binding) if shapes is not None else None
+        return Kernel(compiled, _adapted(kernel_op(compiled), shapes, outputs, constants), task.output_tree,
+                      task_inputs)
 
     def _task(self, function: Callable, tensors: list[torch.Tensor], target: Target,
               family: Hashable) -> tuple[KernelTask, dict[str, int]]:
@@ -114,8 +119,15 @@ class Kernels:
         return Kernel(None, empty, task.output_tree, list)
 
 
-def _adapted(op: Callable, constants: list[torch.Tensor]) -> Callable:
-    """``op`` taking the call's tensors: the task's constants appended."""
-    if not constants:
+def _adapted(op: Callable, shapes: list | None, outputs: list | None, constants: list[torch.Tensor]) -> Callable:
+    """``op`` taking the call's tensors: reshaped to the task's (a collapsed task), with the constants appended,
+    its outputs shaped back to the call's."""
+    if shapes is None and not constants:
         return op
-    return lambda inputs: op([*inputs, *constants])
+    if shapes is None:
+        return lambda inputs: op([*inputs, *constants])
+
+    def run(inputs: list[torch.Tensor]) -> list[torch.Tensor]:
+        results = op([t.reshape(s) for t, s in zip(inputs, shapes)] + constants)
+        return [r.reshape(s) for r, s in zip(results, outputs)]
+    return run
