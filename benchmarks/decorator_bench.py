@@ -112,7 +112,8 @@ def per_call_overhead(cache_dir: str, pairs: int = 4000) -> Overhead:
     with torch.inference_mode():
         fast(gate, up)
         op = kernel_op(fast.kernels()[0])
-        decorated, direct = _paired_us(lambda: fast(gate, up), lambda: op([gate, up]), pairs)
+        flat = [gate.reshape(-1), up.reshape(-1)]  # the kernel's own (collapsed, 1-D) shapes
+        decorated, direct = _paired_us(lambda: fast(gate, up), lambda: op(flat), pairs)
     return Overhead(decorated, direct)
 
 
@@ -147,6 +148,7 @@ def served_overhead(cache_dir: str, pairs: int = 2000) -> Served:
     gate, up = torch.randn(8, 64), torch.randn(8, 64)
     with torch.inference_mode():
         fast(gate, up)
+        gate, up = gate.reshape(-1), up.reshape(-1)  # the kernel's own (collapsed, 1-D) shapes
         compiled = fast.kernels()[0]
         in_process = compiled.runner
         entry = compiled.entry

@@ -5,7 +5,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from torch_ascendgen.capture import KernelTask, capture
-from torch_ascendgen.evaluate.verify import Verdict, make_input_sets, verify_loaded
+from torch_ascendgen.evaluate.verify import Verdict, task_input_sets, verify_loaded
 from torch_ascendgen.records import ENTRY, Candidate
 from torch_ascendgen.targets.runtime import ContractKernel
 from torch_ascendgen.targets.sim.simulator import compile_kernel
@@ -23,7 +23,8 @@ def build_cases(cases: dict, candidate: Callable[[KernelTask], Candidate]) -> di
 
 
 def full_verification(function: Callable, task: KernelTask, kernel) -> Verdict:
-    """The verifier's every input set (mixed-sign, edge, inf/NaN, tails, many blocks), in this process."""
+    """The verifier's every input set (mixed-sign, edge, inf/NaN, tails, many blocks), in this process, against
+    ``function`` as the task takes its inputs (a collapsed task's: KernelTask.reference)."""
     runner = ContractKernel(kernel, task, "Ascend910B2")
-    sets = make_input_sets(task.inputs, task.traced_shapes, generic=not task.specialized)
-    return verify_loaded(function, runner, sets, None)
+    sets = task_input_sets(task, generic=not task.specialized)
+    return verify_loaded(task.reference(function), runner, sets, None)

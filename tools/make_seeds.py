@@ -46,7 +46,7 @@ sys.path.insert(0, str(REPO))
 import torch_ascendgen  # noqa: E402
 from torch_ascendgen.cache import SEED_INDEX, seed_record, seed_source, write_seed_index  # noqa: E402
 from torch_ascendgen.capture import KernelTask, capture  # noqa: E402
-from torch_ascendgen.evaluate.verify import make_input_sets, verify_loaded  # noqa: E402
+from torch_ascendgen.evaluate.verify import task_input_sets, verify_loaded  # noqa: E402
 from torch_ascendgen.generators.builtin.generator import generate_builtin  # noqa: E402
 from torch_ascendgen.records import ENTRY, Options  # noqa: E402
 from torch_ascendgen.targets.runtime import ContractKernel, ShapeDeclined  # noqa: E402
@@ -252,9 +252,9 @@ def evaluate(seed: Seed, task: KernelTask, kernel, variants: int | None = None, 
              labels: set[str] | None = None) -> Evaluation:
     """Full verification of the seed on ``task``, and its estimate against the built-in generator's
     variants (or those labelled ``labels``)."""
-    sets = make_input_sets(task.inputs, task.traced_shapes, generic=not task.specialized)
+    sets = task_input_sets(task, generic=not task.specialized)
     runner = ContractKernel(kernel, task, soc)
-    verdict = verify_loaded(seed.function, runner, sets, None)
+    verdict = verify_loaded(task.reference(seed.function), runner, sets, None)
     names = tuple(s.name for s in sets)
     if not verdict.ok:
         return Evaluation(task, False, verdict.reason, (), names, None, ())
@@ -278,7 +278,7 @@ def meta_for(seed: Seed, evaluation: Evaluation, soc: str = SOC) -> dict:
         "torch_version": torch.__version__.split("+")[0],
         "traced_shapes": [list(s) for s in task.traced_shapes],
         "verified": {
-            "how": "torch_ascendgen.evaluate.verify.verify_loaded on make_input_sets(task.inputs, task.traced_shapes, "
+            "how": "torch_ascendgen.evaluate.verify.verify_loaded on task_input_sets(task, "
                    "generic=not task.specialized), default dtype tolerances, simulator",
             "soc": soc,
             "input_sets": list(evaluation.input_sets),

@@ -157,3 +157,8 @@ class ChildTraceback(Exception):
 class OpProjectError(AscendGenError, ValueError):
     """An operator project (op_host + op_kernel sources) cannot run as called: an undeclared dtype combination, a
     missing attribute, a TilingFunc that failed or set no blocks, ...; the message names the problem and the fix."""
+
+
+class NotExpressible(ValueError):
+    """A trace's size or guard uses something a task's size text cannot write (a float, a function it does not
+    have, a symbol no input gives): the task is then specialised to the traced shapes. Never reaches a caller."""

@@ -16,7 +16,7 @@ import json
 import os
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,7 +28,7 @@ from torch_ascendgen.cache import LIBRARY_FILE, CacheEntry, KernelCache, SeedSto
 from torch_ascendgen.capture import KernelTask
 from torch_ascendgen.errors import AscendGenWarning, ModelUnavailable, UnsupportedFunction
 from torch_ascendgen.evaluate.search import SearchResult, search
-from torch_ascendgen.evaluate.verify import Tolerance, make_input_sets, verify_loaded
+from torch_ascendgen.evaluate.verify import Tolerance, task_input_sets, verify_loaded
 from torch_ascendgen.generators.builtin.generator import VERSION as BUILTIN_VERSION
 from torch_ascendgen.generators.builtin.generator import generate_builtin as generate
 from torch_ascendgen.generators.llm.prompts import PROMPT_VERSION
@@ -61,7 +61,9 @@ def _cache(cache_dir: Path | None) -> KernelCache:
 def compile_task(task: KernelTask, reference: Callable, options: Options,
                  target: Target | None = None) -> CompiledKernel:
     """The kernel for ``task`` on ``target`` (default: the simulator of ``options.soc``): cached, seeded or
-    searched for now. Raises UnsupportedFunction."""
+    searched for now. ``reference``: the original function (taking the captured call's tensors, or the task's
+    inputs: KernelTask.reference). Raises UnsupportedFunction."""
+    reference = task.reference(reference)
     if options.generator not in GENERATORS:
         raise UnsupportedFunction(f"generator {options.generator!r} is unknown; use one of {', '.join(GENERATORS)}")
     target = target or resolve_target(options.target, options.soc, [torch.device("cpu")])
@@ -279,7 +281,7 @@ def _against_original(task: KernelTask, reference: Callable, build, target: Targ
     time_against_original). A speed-up above measure.SUSPICIOUS_SPEEDUP is believed only after the kernel passes
     again on fresh inputs."""
     kernel = target.load_trusted(build, "", task)  # verified in the child: trusted enough to load here
-    (normal, *_) = make_input_sets(task.inputs, task.traced_shapes, generic=False, outputs=task.outputs)
+    (normal, *_) = task_input_sets(task)
     try:
         comparison = target.time_against_original(kernel, reference, normal.tensors)
     except RuntimeError as exc:
@@ -288,7 +290,7 @@ def _against_original(task: KernelTask, reference: Callable, build, target: Targ
               "speedup": comparison.speedup, "kernel_spread_ns": comparison.kernel.spread_ns,
               "original_spread_ns": comparison.original.spread_ns, "samples": comparison.kernel.samples}
     if comparison.suspicious:
-        fresh = make_input_sets(task.inputs, task.traced_shapes, generic=not task.specialized, outputs=task.outputs)
+        fresh = task_input_sets(task, generic=not task.specialized)
         verdict = verify_loaded(reference, target.host_runner(kernel), fresh, tolerance)
         if not verdict.ok:
             raise UnsupportedFunction(f"its fastest kernel timed {comparison.speedup:.0f}x faster than the original "
@@ -308,7 +310,7 @@ def _seed_candidate(seed: CacheEntry):
 
 
 def _search_with_progress(task, reference, candidates, options: Options, target: Target, worker=None) -> SearchResult:
-    sets = make_input_sets(task.inputs, task.traced_shapes, generic=not task.specialized, outputs=task.outputs)
+    sets = task_input_sets(task, generic=not task.specialized)
     with tqdm(total=len(candidates), desc=f"torch_ascendgen: {task.name}", unit="kernel", delay=1.0,
               disable=not options.progress, leave=False) as bar:
         def advance(record):
@@ -341,9 +343,11 @@ def _load(entry: CacheEntry, task: KernelTask, target: Target, cache: KernelCach
     return target.load(entry, task, library, served=bool(distrust)), bool(distrust)
 
 
-def verify_shape(compiled: CompiledKernel, reference: Callable, tensors: list[torch.Tensor], options: Options) -> None:
-    """A kernel runs at new shapes only after passing there (recorded for every process). Raises
-    UnsupportedFunction when its tiling declines the shapes or its results are wrong there."""
+def verify_shape(compiled: CompiledKernel, reference: Callable, tensors: list[torch.Tensor], options: Options,
+                 domains: Sequence | None = None) -> None:
+    """A kernel runs at new shapes only after passing there (recorded for every process). ``tensors`` are its
+    inputs (the task's constants included); ``domains``: their integer values' domains at this call (default: the
+    task's). Raises UnsupportedFunction when its tiling declines the shapes or its results are wrong there."""
     shapes = tuple(tuple(t.shape) for t in tensors)
     if shapes in compiled.verified_shapes:
         return
@@ -351,7 +355,7 @@ def verify_shape(compiled: CompiledKernel, reference: Callable, tensors: list[to
         compiled.runner.plan(tensors)
     except ValueError as exc:
         raise UnsupportedFunction(f"its kernel cannot take shapes {list(map(list, shapes))}: {exc}") from None
-    sets = make_input_sets(compiled.runner.task.inputs, shapes, generic=False, outputs=compiled.runner.task.outputs)
+    sets = task_input_sets(compiled.runner.task, shapes, domains=domains)
     verdict = verify_loaded(reference, compiled.host_runner, sets, options.tolerance)
     if not verdict.ok:
         raise UnsupportedFunction(f"its kernel failed verification at shapes {list(map(list, shapes))}: "

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 
 from torch_ascendgen.cache import CacheEntry, SeedStore
 from torch_ascendgen.errors import UnsupportedFunction
-from torch_ascendgen.evaluate.verify import make_input_sets, verify_loaded
+from torch_ascendgen.evaluate.verify import task_input_sets, verify_loaded
 from torch_ascendgen.generators.builtin.generator import generate_builtin
 from torch_ascendgen.targets.sim.serving import ServedKernel
 
@@ -52,7 +52,7 @@ def recheck(kernel: ServedKernel, reference: Callable, shapes: Sequence[Sequence
     data fails). Raises UnsupportedFunction."""
     if kernel.rechecked:
         return
-    sets = make_input_sets(kernel.task.inputs, shapes, generic=False, seed=None, outputs=kernel.task.outputs)
+    sets = task_input_sets(kernel.task, shapes, seed=None)
     verdict = verify_loaded(reference, kernel, sets, tolerance)
     if not verdict.ok:
         seed = getattr(sets[0], "seed", None)

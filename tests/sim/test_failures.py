@@ -107,18 +107,19 @@ def test_shape_declined_is_ours_and_still_a_value_error():
 
 # ---- a bug of ours in the child is not the candidate's failure
 #
-# The bug: input sets of another rank than the task's (as if make_input_sets were wrong). The reference takes them;
+# The bug: input sets of another rank than the task's (as if task_input_sets were wrong). The reference takes them;
 # in the child, ContractKernel.plan raises a plain ValueError (runtime.bind_symbols) before the kernel runs.
 
-def _flattened(input_sets):
-    return [dataclasses.replace(s, tensors=tuple(t.reshape(-1) for t in s.tensors)) for s in input_sets]
+def _other_rank(input_sets):
+    """The sets' tensors with a trailing 1 (swiglu's task is 1-D: every rank is one elementwise task)."""
+    return [dataclasses.replace(s, tensors=tuple(t.reshape(-1, 1) for t in s.tensors)) for s in input_sets]
 
 
 def test_a_value_error_of_ours_in_the_child_is_raised_as_an_internal_error_with_the_childs_traceback():
     task = capture(swiglu, [torch.randn(8, 64), torch.randn(8, 64)])
     good = generate_builtin(task, 1)[0]
-    sets = _flattened(make_input_sets(task.inputs, task.traced_shapes))
-    with pytest.raises(InternalError, match="ValueError: rank 1 where the kernel was made for rank 2") as caught:
+    sets = _other_rank(make_input_sets(task.inputs, task.traced_shapes))
+    with pytest.raises(InternalError, match="ValueError: rank 2 where the kernel was made for rank 1") as caught:
         search(task, swiglu, [good], sets, None, sim_target("Ascend910B2"))
     assert "bind_symbols" in caught.value.child_traceback and "not of the kernel" in str(caught.value)
     assert not isinstance(caught.value, search_module._EXPECTED_FAILURES)
@@ -127,8 +128,8 @@ def test_a_value_error_of_ours_in_the_child_is_raised_as_an_internal_error_with_
 def _decorated(tmp_path, monkeypatch, strict: bool):
     from torch_ascendgen import pipeline
 
-    real = pipeline.make_input_sets
-    monkeypatch.setattr(pipeline, "make_input_sets", lambda *a, **k: _flattened(real(*a, **k)))
+    real = pipeline.task_input_sets
+    monkeypatch.setattr(pipeline, "task_input_sets", lambda *a, **k: _other_rank(real(*a, **k)))
 
     def fn(gate, up):
         return swiglu(gate, up)
@@ -137,7 +138,7 @@ def _decorated(tmp_path, monkeypatch, strict: bool):
 
 def test_in_strict_mode_a_bug_during_a_candidates_run_is_raised(tmp_path, monkeypatch):
     fast = _decorated(tmp_path, monkeypatch, strict=True)
-    with pytest.raises(InternalError, match="rank 1 where the kernel was made for rank 2"):
+    with pytest.raises(InternalError, match="rank 2 where the kernel was made for rank 1"):
         fast(torch.randn(8, 64), torch.randn(8, 64))
 
 
@@ -150,5 +151,5 @@ def test_in_default_mode_a_bug_during_a_candidates_run_warns_as_a_bug_and_return
         result = fast(gate, up)
     assert torch.equal(result, swiglu(gate, up))
     messages = [str(w.message) for w in caught if issubclass(w.category, AscendGenWarning)]
-    assert len(messages) == 1 and "rank 1 where the kernel was made for rank 2" in messages[0]
+    assert len(messages) == 1 and "rank 2 where the kernel was made for rank 1" in messages[0]
     assert "please report it" in messages[0] and "not of the kernel" in messages[0]

@@ -152,7 +152,7 @@ class _FakeRuntime:
 
 def _task():
     spec = SimpleNamespace
-    return SimpleNamespace(specialized=False, traced_shapes=None,
+    return SimpleNamespace(specialized=False, traced_shapes=None, guards=(),
                            inputs=[spec(shape=("s0", 8), dtype=torch.float32), spec(shape=(1, 8), dtype=torch.float32)],
                            outputs=[spec(shape=("s0", 8), dtype=torch.float16)])
 

@@ -28,19 +28,31 @@ def test_the_same_computation_gives_the_same_key_whatever_the_names_and_sizes():
 def test_anything_that_changes_the_kernel_changes_the_key():
     base = capture(rms_norm, [torch.randn(4, 64).half(), torch.randn(64).half()])
     other_dtype = capture(rms_norm, [torch.randn(4, 64), torch.randn(64)])
-    other_rank = capture(rms_norm, [torch.randn(2, 4, 64).half(), torch.randn(64).half()])
+    per_channel = capture(rms_norm, [torch.randn(2, 4, 64).half(), torch.randn(4, 1).half()])
     broadcast = capture(rms_norm, [torch.randn(4, 1).half(), torch.randn(1).half()])
     other_eps = capture(lambda x, w: rms_norm(x, w) * 1.0001, [torch.randn(4, 64).half(), torch.randn(64).half()])
-    keys = {t.key for t in (base, other_dtype, other_rank, broadcast, other_eps)}
+    keys = {t.key for t in (base, other_dtype, per_channel, broadcast, other_eps)}
     assert len(keys) == 5
     assert broadcast.inputs[0].shape == ("s0", 1)
 
 
-def test_a_shape_dependent_graph_is_specialised_to_its_shapes():
+def test_a_size_the_computation_divides_is_guarded_not_specialised():
     task = capture(lambda x: x.view(-1, 4).sum(-1), [torch.randn(3, 8)])
-    assert task.specialized
+    assert not task.specialized and "s0*s1 % 4 == 0" in task.guards
+    assert task.outputs[0].shape == ("s0*s1 // 4",) and "guard: s0*s1 % 4 == 0" in task.graph_text
     again = capture(lambda x: x.view(-1, 4).sum(-1), [torch.randn(5, 8)])
-    assert task.key != again.key
+    assert task.key == again.key  # one kernel for every shape the guards take
+    assert task.call.binding([torch.randn(7, 12)]) == {"s0": 7, "s1": 12}
+    assert task.call.binding([torch.randn(7, 6)]) is None  # 42 elements: not rows of 4; traced again
+
+
+def test_what_size_text_cannot_write_is_specialised_to_the_traced_shapes():
+    def ratio(x):
+        return x * 2 if x.shape[0] / x.shape[1] > 0.5 else x * 3  # a guard on a float ratio
+
+    task = capture(ratio, [torch.randn(6, 8)])
+    assert task.specialized and task.inputs[0].shape == (6, 8) and task.guards == ()
+    assert task.call.binding([torch.randn(6, 8)]) == {} and task.call.binding([torch.randn(6, 9)]) is None
 
 
 def test_in_place_ops_on_its_own_intermediates_become_out_of_place():
@@ -106,3 +118,46 @@ def test_functions_captured_in_several_threads_at_once_all_trace():
         thread.join()
     assert not errors and len(results) == len(functions)
     assert len({task.graph_text for task in results.values()}) == len(functions)
+
+
+def test_tensors_made_from_literals_become_constant_inputs_whose_values_are_in_the_key():
+    task = capture(lambda x: x * torch.tensor([1.0, 2.0, 3.0]) + torch.tensor(0.5), [torch.randn(4, 3)])
+    assert [s.text() for s in task.inputs] == ["f32[s0, 3]", "f32[3]", "f32[]"]
+    assert task.argument_count == 1 and torch.equal(task.constants[0], torch.tensor([1.0, 2.0, 3.0]))
+    assert "lift_fresh_copy" not in task.graph_text and "= constant " in task.graph_text
+    assert task.traced_shapes == ((4, 3), (3,), ())
+    other = capture(lambda x: x * torch.tensor([1.0, 2.0, 4.0]) + torch.tensor(0.5), [torch.randn(4, 3)])
+    assert other.key != task.key  # another value, another kernel (a generator may rely on it)
+    again = capture(lambda y: y * torch.tensor([1.0, 2.0, 3.0]) + torch.tensor(0.5), [torch.randn(9, 3)])
+    assert again.key == task.key
+
+
+def test_a_tensor_the_function_holds_is_refused_with_the_fix():
+    weight = torch.randn(8)
+    with pytest.raises(UnsupportedFunction, match="register it as a module buffer"):
+        capture(lambda x: x * weight, [torch.randn(4, 8)])
+
+
+def test_integer_inputs_record_their_values_and_the_sizes_they_index_outside_the_key():
+    ids = torch.tensor([[1, 2, 9], [0, 3, 3]])
+    task = capture(lambda i, w: torch.nn.functional.embedding(i, w), [ids, torch.randn(10, 4)])
+    (domain, none) = task.domains
+    assert none is None and (domain.low, domain.high, domain.distinct, domain.ordered) == (0, 9, False, False)
+    assert domain.bounds == (("s2", False),)  # the weight's rows; negative ids are refused there
+    other = capture(lambda i, w: torch.nn.functional.embedding(i, w), [torch.tensor([[5, 1, 2], [7, 0, 4]]),
+                                                                       torch.randn(10, 4)])
+    assert other.key == task.key and other.domains[0].distinct
+    slots = capture(lambda x, i, s: x.index_copy(0, i, s), [torch.randn(8, 4), torch.tensor([1, 2, 5]),
+                                                             torch.randn(3, 4)])
+    assert slots.domains[1].distinct and slots.domains[1].ordered and slots.domains[1].bounds == (("s0", True),)
+    target = capture(lambda x, t: torch.nn.functional.cross_entropy(x, t), [torch.randn(4, 10),
+                                                                           torch.tensor([1, 2, 9, -100])])
+    assert target.domains[1].low == -100 and target.domains[1].bounds == (("s1", False),)
+
+
+def test_empty_tensors_are_traced_at_their_sizes():
+    task = capture(lambda x, y: x + y, [torch.randn(0, 5), torch.randn(5)])
+    assert task.outputs[0].shape == (0, "s0") and task.call.output_shapes(task.call.binding(
+        [torch.randn(0, 7), torch.randn(7)])) == [(0, 7)]
+    with pytest.raises(UnsupportedFunction, match="cannot reshape"):
+        capture(lambda x: x.reshape(x.shape[0], -1) * 2, [torch.randn(0, 4)])  # as the function itself raises

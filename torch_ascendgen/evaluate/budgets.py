@@ -15,11 +15,11 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-import sympy
 import torch
 
 from torch_ascendgen import config
 from torch_ascendgen.capture import TensorSpec
+from torch_ascendgen.capture.sizes import evaluate
 from torch_ascendgen.errors import UnsupportedFunction
 
 CHILD_BASELINE_BYTES = 3 << 29  # the candidate child's own use (torch, the simulator runtime) besides the sets
@@ -118,10 +118,11 @@ class Budget:
 
 def output_shapes(inputs: Sequence[TensorSpec], outputs: Sequence[TensorSpec],
                   shapes: Sequence[Sequence[int]]) -> list[tuple[int, ...]]:
-    """The outputs' shapes for these input shapes: symbols bound from the inputs, expressions ("2*s0") evaluated.
-    A size that cannot be evaluated counts as the largest input's element count (an over-estimate)."""
+    """The outputs' shapes for these input shapes: symbols bound from the inputs, size text ("2*s0") evaluated
+    (capture/sizes.py). A size that cannot be evaluated counts as the largest input's element count (an
+    over-estimate)."""
     binding = {size: int(actual) for spec, shape in zip(inputs, shapes)
-               for size, actual in zip(spec.shape, shape) if isinstance(size, str)}
+               for size, actual in zip(spec.shape, shape) if isinstance(size, str) and size.isidentifier()}
     fallback = max((math.prod(shape) for shape in shapes), default=1)
     return [tuple(_size(size, binding, fallback) for size in spec.shape) for spec in outputs]
 
@@ -129,12 +130,9 @@ def output_shapes(inputs: Sequence[TensorSpec], outputs: Sequence[TensorSpec],
 def _size(size: int | str, binding: dict[str, int], fallback: int) -> int:
     if isinstance(size, int):
         return size
-    if size in binding:
-        return binding[size]
     try:
-        value = sympy.sympify(size, locals={name: sympy.Integer(v) for name, v in binding.items()})
-        return max(0, int(value)) if value.is_number else fallback
-    except (sympy.SympifyError, TypeError, ValueError):
+        return max(0, int(evaluate(size, binding)))
+    except ValueError:
         return fallback
 
 

@@ -24,14 +24,15 @@ from __future__ import annotations
 import functools
 import math
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import torch
 import torch.utils._pytree as pytree
 
 from torch_ascendgen import config
-from torch_ascendgen.capture import TensorSpec
+from torch_ascendgen.capture import KernelTask, TensorSpec, ValueDomain
+from torch_ascendgen.capture.sizes import bind, evaluate, holds
 from torch_ascendgen.errors import ReferenceFailed, ShapeDeclined
 from torch_ascendgen.evaluate.budgets import Budget, set_cost
 from torch_ascendgen.records import InputSet, SetRun, Tolerance, Verdict
@@ -108,23 +109,53 @@ def make_input_sets(
     device: torch.device | str = "cpu",
     outputs: Sequence[TensorSpec] = (),
     budget: Budget | None = None,
+    guards: Sequence[str] = (),
+    fixed: Mapping[int, torch.Tensor] | None = None,
+    domains: Sequence[ValueDomain | None] = (),
 ) -> list[InputSet]:
     """The input sets a candidate must pass (see plan_input_sets), deterministic in ``seed``; None: fresh_seed().
 
     ``value_fn(input_index, shape, dtype, generator)`` replaces the normal values (e.g. positive values for a
-    log); edge values are still sprinkled into them. Raises UnsupportedFunction when even the traced shapes'
-    normal set does not fit the memory budget.
+    log); edge values are still sprinkled into them. ``guards``: size text every set's shapes satisfy (the task's).
+    ``fixed``: inputs whose values every set holds as they are (the task's constants). ``domains``: per input, the
+    values an integer input may take (drawn inside it, its ends included, distinct where the call's were; a set whose
+    shapes leave no room for them is left out). Raises UnsupportedFunction when even the traced shapes' normal set
+    does not fit the memory budget.
     """
     seed = fresh_seed() if seed is None else seed
+    fixed = fixed or {}
     sets = []
-    for index, plan in enumerate(plan_input_sets(inputs, traced_shapes, outputs, generic=generic, budget=budget)):
+    plans = plan_input_sets(inputs, traced_shapes, outputs, generic=generic, budget=budget, guards=guards)
+    for index, plan in enumerate(plans):
         generator = torch.Generator().manual_seed((seed * 7919 + index) % (1 << 63))
-        tensors = tuple(
-            _values(plan.fill, i, spec.dtype, shape, generator, value_fn).to(device)
-            for i, (spec, shape) in enumerate(zip(inputs, plan.shapes))
-        )
+        binding = bind([spec.shape for spec in inputs], plan.shapes) if domains else {}
+        try:
+            tensors = tuple(
+                fixed[i].clone().to(device) if i in fixed else
+                _values(plan.fill, i, spec.dtype, shape, generator, value_fn,
+                        _domain(domains, i), binding, strict=index > 0).to(device)
+                for i, (spec, shape) in enumerate(zip(inputs, plan.shapes))
+            )
+        except _NoRoom:
+            continue  # the domain of an integer input does not fit this set's shapes
         sets.append(InputSet(f"{plan.label} {_shapes_text(plan.shapes)}", tensors, seed, plan.fill in _WIDE_FILLS))
     return sets
+
+
+def task_input_sets(task: KernelTask, shapes: Sequence[Sequence[int]] | None = None, *, generic: bool = False,
+                    seed: int | None = None, domains: Sequence[ValueDomain | None] | None = None,
+                    device: torch.device | str = "cpu") -> list[InputSet]:
+    """make_input_sets for ``task`` at ``shapes`` (default: its traced shapes): its guards, its constants' values,
+    its integer inputs' domains (``domains``: another call's, e.g. the one at ``shapes``)."""
+    first_constant = task.argument_count
+    return make_input_sets(task.inputs, task.traced_shapes if shapes is None else shapes, generic=generic, seed=seed,
+                           device=device, outputs=task.outputs, guards=task.guards,
+                           fixed={first_constant + i: c for i, c in enumerate(task.constants)},
+                           domains=task.domains if domains is None else domains)
+
+
+def _domain(domains: Sequence[ValueDomain | None], index: int) -> ValueDomain | None:
+    return domains[index] if index < len(domains) else None
 
 
 def fresh_seed() -> int:
@@ -136,7 +167,7 @@ def fresh_seed() -> int:
 
 def plan_input_sets(inputs: Sequence[TensorSpec], traced_shapes: Sequence[Sequence[int]],
                     outputs: Sequence[TensorSpec] = (), *, generic: bool = True,
-                    budget: Budget | None = None) -> list[SetPlan]:
+                    budget: Budget | None = None, guards: Sequence[str] = ()) -> list[SetPlan]:
     """Which input sets to make, planned to fit ``budget`` (default: budgets.Budget.current()).
 
     At the traced shapes, always: normal values (what the user runs). Then finite edge values and infinities and
@@ -146,7 +177,9 @@ def plan_input_sets(inputs: Sequence[TensorSpec], traced_shapes: Sequence[Sequen
     task.specialized``) and has symbols, also: small tails, long tails (1003 on the last symbol) and "many blocks"
     (about 2**19 elements), each shrunk until it fits. Symbols are bound to odd sizes >= 3 (never 1, which would
     change the broadcast pattern), distinct where possible; a symbol shared by several inputs gets one value;
-    dimensions of 1 stay 1. ``outputs`` (the task's output specs) make the estimate count the outputs too.
+    dimensions of 1 stay 1; sizes written as size text follow from the symbols. A binding that breaks one of
+    ``guards`` (the task's: a size that must be even, have room for a slice) is moved to the nearest one that keeps
+    them, or dropped. ``outputs`` (the task's output specs) make the estimate count the outputs too.
     """
     traced = _checked_traced_shapes(inputs, traced_shapes)
     budget = budget or Budget.current()
@@ -155,26 +188,58 @@ def plan_input_sets(inputs: Sequence[TensorSpec], traced_shapes: Sequence[Sequen
         raise budget.refuse(cost(traced), traced)
     symbols = _symbols(inputs) if generic else []
     powers = _powers(inputs, symbols)
-    plans = _with_value_sets([SetPlan("normal", traced, "normal")], inputs, symbols, budget, cost)
+    valid = functools.partial(_valid, inputs, tuple(guards))
+    plans = _with_value_sets([SetPlan("normal", traced, "normal")], inputs, symbols, budget, cost, valid)
     if symbols:
         fixed = max(math.prod(int(size) for size in spec.shape if not isinstance(size, str)) for spec in inputs)
         for label, binding in _shape_bindings(symbols, fixed, powers):
-            plan = _shrunk(SetPlan(label, _bind(inputs, binding), "normal"), inputs, binding,
-                           lambda candidate: budget.fits([cost(p.shapes) for p in (*plans, candidate)]))
-            if plan is not None and all((p.shapes, p.fill) != (plan.shapes, plan.fill) for p in plans):
+            binding = _satisfying(binding, valid)
+            plan = binding and _shrunk(SetPlan(label, _bind(inputs, binding), "normal"), inputs, binding,
+                                       lambda candidate: budget.fits([cost(p.shapes) for p in (*plans, candidate)]),
+                                       valid)
+            if plan and all((p.shapes, p.fill) != (plan.shapes, plan.fill) for p in plans):
                 plans.append(plan)
     return plans
 
 
-def _with_value_sets(plans: list[SetPlan], inputs, symbols: list[str], budget: Budget, cost) -> list[SetPlan]:
+def _valid(inputs: Sequence[TensorSpec], guards: tuple[str, ...], binding: dict[str, int]) -> bool:
+    """Whether ``binding`` keeps every guard and gives every input size at least 1."""
+    try:
+        return holds(guards, binding) and all(size >= 1 for shape in _bind(inputs, binding) for size in shape)
+    except ValueError:
+        return False
+
+
+def _satisfying(binding: dict[str, int], valid) -> dict[str, int] | None:
+    """``binding`` if ``valid``, else the first valid one nearby (one symbol or all moved up a little, or rounded
+    up to a multiple of a power of two), else None."""
+    if valid(binding):
+        return binding
+    return next((candidate for candidate in _nearby(binding) if valid(candidate)), None)
+
+
+def _nearby(binding: dict[str, int]):
+    for step in range(1, 17):
+        for symbol in binding:
+            yield {**binding, symbol: binding[symbol] + step}
+    for multiple in (2, 4, 8, 16, 32, 64, 128):
+        yield {symbol: -(-value // multiple) * multiple for symbol, value in binding.items()}
+        for symbol in binding:
+            yield {**binding, symbol: -(-binding[symbol] // multiple) * multiple}
+    for step in range(1, 17):
+        yield {symbol: value + step for symbol, value in binding.items()}
+
+
+def _with_value_sets(plans: list[SetPlan], inputs, symbols: list[str], budget: Budget, cost,
+                     valid) -> list[SetPlan]:
     """``plans`` and the value sets, where they fit: edge values and inf/NaN (float inputs), then every magnitude
     (float and integer inputs) and the activations' break points (float inputs); each pair merged into one set
     when only one more fits."""
     traced = plans[0].shapes
     shapes = traced
     if symbols and budget.is_big(cost(traced)):
-        binding = _small_binding(inputs, symbols, traced, lambda s: budget.is_small(cost(s)))
-        shapes = _bind(inputs, binding)
+        binding = _satisfying(_small_binding(inputs, symbols, traced, lambda s: budget.is_small(cost(s))), valid)
+        shapes = _bind(inputs, binding) if binding else traced
     floats = any(spec.dtype.is_floating_point for spec in inputs)
     integers = any(not spec.dtype.is_floating_point and spec.dtype != torch.bool for spec in inputs)
     if floats:
@@ -203,27 +268,26 @@ def _with_pair(plans: list[SetPlan], pair: list[SetPlan], budget: Budget, cost) 
 
 def _small_binding(inputs, symbols: list[str], traced, small) -> dict[str, int]:
     """The traced symbol values, each halved (to odd sizes) largest first until ``small(shapes)``."""
-    binding = {}
-    for spec, shape in zip(inputs, traced):
-        for size, actual in zip(spec.shape, shape):
-            if isinstance(size, str):
-                binding.setdefault(size, actual)
-    sizes = [binding[symbol] for symbol in symbols]
-    while not small(_bind(inputs, dict(zip(symbols, sizes)))) and max(sizes) > 3:
-        largest = sizes.index(max(sizes))
-        sizes[largest] = _odd(sizes[largest] // 2)
-    return dict(zip(symbols, sizes))
+    binding = bind([spec.shape for spec in inputs], traced)
+    values = [binding[symbol] for symbol in symbols]
+    while not small(_bind(inputs, dict(zip(symbols, values)))) and max(values) > 3:
+        largest = values.index(max(values))
+        values[largest] = _odd(values[largest] // 2)
+    return dict(zip(symbols, values))
 
 
-def _shrunk(plan: SetPlan, inputs, binding: dict[str, int], fits) -> SetPlan | None:
-    """``plan`` with its largest symbols halved until ``fits(plan)``; None when even sizes of 3 do not fit."""
-    symbols, sizes = list(binding), list(binding.values())
+def _shrunk(plan: SetPlan, inputs, binding: dict[str, int], fits, valid) -> SetPlan | None:
+    """``plan`` with its largest symbols halved (and moved to keep ``valid``) until ``fits(plan)``; None when even
+    sizes of 3 do not fit."""
+    symbols, values = list(binding), list(binding.values())
     while not fits(plan):
-        if max(sizes) <= 3:
+        if max(values) <= 3:
             return None
-        largest = sizes.index(max(sizes))
-        sizes[largest] = _odd(sizes[largest] // 2)
-        plan = replace(plan, shapes=_bind(inputs, dict(zip(symbols, sizes))))
+        largest = values.index(max(values))
+        values[largest] = _odd(values[largest] // 2)
+        moved = _satisfying(dict(zip(symbols, values)), valid)
+        if moved is not None:
+            plan = replace(plan, shapes=_bind(inputs, moved))
     return plan
 
 
@@ -235,14 +299,20 @@ def _checked_traced_shapes(inputs: Sequence[TensorSpec], traced_shapes) -> tuple
 
 
 def _symbols(inputs: Sequence[TensorSpec]) -> list[str]:
-    """The symbols in order of first appearance; none when a size is an expression (not generic)."""
+    """The symbols in order of first appearance as an input's size; none when a size written as size text names a
+    symbol no input's size is (the shapes cannot be chosen symbol by symbol)."""
     symbols: list[str] = []
     for spec in inputs:
         for size in spec.shape:
-            if isinstance(size, str) and not size.isidentifier():
-                return []
-            if isinstance(size, str) and size not in symbols:
+            if isinstance(size, str) and size.isidentifier() and size not in symbols:
                 symbols.append(size)
+    for spec in inputs:
+        for size in spec.shape:
+            if isinstance(size, str) and not size.isidentifier():
+                try:
+                    evaluate(size, dict.fromkeys(symbols, 3))
+                except ValueError:
+                    return []
     return symbols
 
 
@@ -292,7 +362,8 @@ def _fit(sizes: list[int], budget: int = MAX_ELEMENTS, powers: list[int] | None 
 
 
 def _bind(inputs: Sequence[TensorSpec], binding: dict[str, int]) -> tuple[tuple[int, ...], ...]:
-    return tuple(tuple(binding[s] if isinstance(s, str) else int(s) for s in spec.shape) for spec in inputs)
+    return tuple(tuple(int(evaluate(s, binding)) if isinstance(s, str) else int(s) for s in spec.shape)
+                 for spec in inputs)
 
 
 def _shapes_text(shapes: tuple[tuple[int, ...], ...]) -> str:
@@ -300,9 +371,13 @@ def _shapes_text(shapes: tuple[tuple[int, ...], ...]) -> str:
 
 
 def _values(fill: str, index: int, dtype: torch.dtype, shape: tuple[int, ...], generator: torch.Generator,
-            value_fn: ValueFn | None) -> torch.Tensor:
-    """The values of one input; the wide sets' own values replace ``value_fn``'s (such sets are optional)."""
-    if fill in _WIDE_FILLS:
+            value_fn: ValueFn | None, domain: ValueDomain | None = None, binding: Mapping[str, int] | None = None,
+            strict: bool = True) -> torch.Tensor:
+    """The values of one input; the wide sets' own values replace ``value_fn``'s (such sets are optional). An
+    integer input with a ``domain`` gets values inside it in every set (see _domain_values)."""
+    if domain is not None and not dtype.is_floating_point and dtype != torch.bool:
+        tensor = _domain_values(domain, dtype, shape, generator, binding or {}, strict)
+    elif fill in _WIDE_FILLS:
         tensor = _wide(fill, dtype, shape, generator)
     else:
         tensor = value_fn(index, shape, dtype, generator) if value_fn else _normal(dtype, shape, generator)
@@ -315,6 +390,73 @@ def _values(fill: str, index: int, dtype: torch.dtype, shape: tuple[int, ...], g
     if dtype.is_floating_point and "nonfinite" in fill:
         _sprinkle(tensor, [math.nan, math.inf, -math.inf], per=128, generator=generator)
     return tensor
+
+
+class _NoRoom(Exception):
+    """An integer input's domain has no room at a set's shapes (indices into a dimension the set makes smaller)."""
+
+
+def _domain_values(domain: ValueDomain, dtype: torch.dtype, shape: tuple[int, ...], generator: torch.Generator,
+                   binding: Mapping[str, int], strict: bool) -> torch.Tensor:
+    """Values inside ``domain``: uniform between its ends, both ends present (when there are two values or more),
+    distinct when the call's were, in order when the call's were. At shapes where a size the values index into is
+    smaller than the call's, the domain is cut to it (negative values to its negative, where they count from the
+    end). _NoRoom when that leaves no value (or, ``distinct``, too few); not ``strict`` (the call's own shapes): the
+    domain as recorded, without distinctness if need be."""
+    low, high = _cut(domain, binding)
+    count = math.prod(shape)
+    distinct = domain.distinct and count > 1
+    if high < low or distinct and high - low + 1 < count:
+        if strict:
+            raise _NoRoom(f"values in [{low}, {high}] for {count} elements")
+        if high < low:
+            low, high = domain.low, domain.high
+        distinct = distinct and high - low + 1 >= count
+    if distinct:
+        values = low + _distinct(high - low + 1, count, generator)
+    else:
+        values = torch.randint(low, high + 1, (count,), generator=generator, dtype=torch.int64)
+    _with_ends(values, low, high, distinct, generator)
+    if domain.ordered:
+        values = values.sort().values
+    return values.reshape(shape).to(dtype)
+
+
+def _cut(domain: ValueDomain, binding: Mapping[str, int]) -> tuple[int, int]:
+    low, high = domain.low, domain.high
+    for size, negative in domain.bounds:
+        try:
+            bound = size if isinstance(size, int) else int(evaluate(size, binding))
+        except ValueError:
+            continue
+        low, high = max(low, -bound if negative else 0), min(high, bound - 1)
+    return low, high
+
+
+def _distinct(room: int, count: int, generator: torch.Generator) -> torch.Tensor:
+    """``count`` distinct values in [0, room), in random order."""
+    if room <= max(4 * count, 1 << 20):
+        return torch.randperm(room, generator=generator)[:count]
+    chosen = torch.empty(0, dtype=torch.int64)
+    while chosen.numel() < count:
+        chosen = torch.unique(torch.cat([chosen, torch.randint(0, room, (2 * count,), generator=generator)]))
+    return chosen[torch.randperm(chosen.numel(), generator=generator)[:count]]
+
+
+def _with_ends(values: torch.Tensor, low: int, high: int, distinct: bool, generator: torch.Generator) -> None:
+    """Both ends of the domain somewhere in ``values`` (in place), keeping them distinct if they are."""
+    if values.numel() < 2:
+        return
+    ends = [low, high] if high != low else [low]
+    positions = torch.randperm(values.numel(), generator=generator)[:2].tolist()
+    if not distinct:
+        for position, end in zip(positions, ends):
+            values[position] = end
+        return
+    for end in ends:
+        if not bool((values == end).any()):
+            position = int(((values != low) & (values != high)).nonzero()[0])
+            values[position] = end
 
 
 def _normal(dtype: torch.dtype, shape: tuple[int, ...], generator: torch.Generator) -> torch.Tensor:

@@ -133,10 +133,14 @@ class KernelFunction:
 
     # -- the slow path: once per signature
     def _prepare(self, args: tuple) -> _Route:
-        """The route for this signature: a kernel, or (whatever fails, in default mode) the original function."""
+        """The route for this signature: a kernel, or (whatever fails, in default mode) the original function. A
+        call with an empty tensor that gets no kernel (one whose outputs are empty too: nothing to launch) runs the
+        original quietly, in strict mode too: there is nothing for a kernel to compute."""
         try:
             return self._kernel_route(args)
         except Exception as exc:  # noqa: BLE001 - default mode: the original function, never our exception
+            if _has_empty_tensor(args):
+                return _Route(self._call_original)
             if self._options.strict:
                 raise guard.typed(exc) from exc
             return _Route(self._call_original, warning=guard.reason(exc))
@@ -166,8 +170,6 @@ class KernelFunction:
         positions = [i for i, leaf in enumerate(leaves) if isinstance(leaf, torch.Tensor)]
         state = _module_state(module)
         tensors = [leaves[i] for i in positions] + [t for _, t in state]
-        if any(t.numel() == 0 for t in tensors):
-            return _Route(self._call_original)  # an empty tensor: nothing for a kernel to compute
         _check_eligible(tensors, module)
         target = resolve_target(self._options.target, self._options.soc, {t.device for t in tensors})
         names = [name for name, _ in state]
@@ -183,7 +185,7 @@ class KernelFunction:
             with _reparametrize_module(module, dict(zip(names, flat[count:]))):
                 return self._function(module, *call_args)
 
-        kernel = self._kernels.prepare(flat_function, tensors, target)
+        kernel = self._kernels.prepare(flat_function, tensors, target, _signature(args, sizes=False))
         flat = spec == pytree.tree_flatten(tuple(range(len(leaves))))[1]
         handler = _call_path(kernel.op, kernel.output_tree, positions, len(leaves), module, flat)
         if module is None and flat and len(positions) == len(leaves) and target.on_host:  # the fast path: CPU only
@@ -237,27 +239,36 @@ _grad_enabled = torch.is_grad_enabled
 _is_contiguous = torch.Tensor.is_contiguous
 
 
-def _signature(args: tuple) -> tuple:
+def _signature(args: tuple, sizes: bool = True) -> tuple:
     """What decides the dispatch: every tensor's shape, dtype, device, layout and grad state (a module's parameters
-    and buffers included), and the constants."""
+    and buffers included), and the constants. Without ``sizes``, each tensor's rank instead of its shape: the
+    family of signatures whose trace differs only in sizes (dispatch.Kernels reuses a task across them when its
+    guards allow)."""
     grad = _grad_enabled()
     key = []
     for arg in args:
         if isinstance(arg, torch.Tensor):
-            key.append(_tensor_entry(arg, grad))
+            key.append(_tensor_entry(arg, grad, sizes))
         elif isinstance(arg, torch.nn.Module):
-            state = tuple((name, *_tensor_entry(t, grad)) for name, t in _module_state(arg))
+            state = tuple((name, *_tensor_entry(t, grad, sizes)) for name, t in _module_state(arg))
             key.append((id(arg), arg.training, state))
         elif isinstance(arg, (list, tuple, dict)):
             leaves, spec = pytree.tree_flatten(arg)
-            key.append((spec, _signature(tuple(leaves))))
+            key.append((spec, _signature(tuple(leaves), sizes)))
         else:
             key.append((type(arg), arg))
     return tuple(key)
 
 
-def _tensor_entry(tensor: torch.Tensor, grad: bool) -> tuple:
-    return tensor.shape, tensor.dtype, tensor.device, tensor.is_contiguous(), grad and tensor.requires_grad
+def _tensor_entry(tensor: torch.Tensor, grad: bool, sizes: bool = True) -> tuple:
+    shape = tensor.shape if sizes else tensor.dim()
+    return shape, tensor.dtype, tensor.device, tensor.is_contiguous(), grad and tensor.requires_grad
+
+
+def _has_empty_tensor(args: tuple) -> bool:
+    module = args[0] if args and isinstance(args[0], torch.nn.Module) else None
+    leaves = pytree.tree_leaves(args[1:] if module is not None else args) + [t for _, t in _module_state(module)]
+    return any(isinstance(leaf, torch.Tensor) and leaf.numel() == 0 for leaf in leaves)
 
 
 def _module_state(module: torch.nn.Module | None) -> list[tuple[str, torch.Tensor]]:

@@ -2,20 +2,27 @@
 backend's regions.
 
 A front end decides when a signature needs a kernel and what runs when it gets none (guard.py); this module gets
-the kernel: the function captured on the target's host copies of the tensors, compiled (once per task key and
-target: another signature with the same canonical graph reuses it), verified at these tensors' shapes, and the
-custom op that runs it. The same computation has the same task key, and so the same cache entry, whichever front
-end it arrives through.
+the kernel: the task for these tensors, the kernel compiled for it (once per task key and target: another signature
+with the same canonical graph reuses it), verified at these tensors' shapes, and the custom op that runs it. The
+same computation has the same task key, and so the same cache entry, whichever front end it arrives through.
+
+The task: one captured before whose call pattern takes these tensors (same dtypes and ranks, sizes that satisfy its
+guards, as torch.compile's guards decide), else a new capture on the target's host copies. The op takes the call's
+tensors: it reshapes them to the task's (a task collapsed to fewer dimensions), appends the task's constants, and
+shapes the outputs back. Calls with empty tensors are traced at their sizes: when every output is empty too, the
+op makes those outputs and launches nothing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Hashable
 from typing import Any, NamedTuple
 
 import torch
 
-from torch_ascendgen.capture import capture
+from torch_ascendgen.capture import KernelTask, capture, value_domain
+from torch_ascendgen.errors import UnsupportedFunction
 from torch_ascendgen.pipeline import CompiledKernel, Options, compile_task, verify_shape
 from torch_ascendgen.targets.runtime import kernel_op
 from torch_ascendgen.targets.target import Target
@@ -24,29 +31,103 @@ from torch_ascendgen.targets.target import Target
 class Kernel(NamedTuple):
     """A kernel ready to run at the shapes it was prepared for."""
 
-    compiled: CompiledKernel
-    op: Callable[[list[torch.Tensor]], list[torch.Tensor]]  # flat tensors in, flat outputs out
+    compiled: CompiledKernel | None  # None: nothing to compute (every output is empty; the op makes them)
+    op: Callable[[list[torch.Tensor]], list[torch.Tensor]]  # the call's flat tensors in, its flat outputs out
     output_tree: Any  # how the function's outputs nest (pytree spec)
+    task_inputs: Callable[[list[torch.Tensor]], list[torch.Tensor]]  # the call's tensors as the kernel takes them
 
 
 class Kernels:
-    """The kernels one decorated function or one region has got, by (task key, target)."""
+    """The kernels one decorated function or one region has got, by (task key, target), and the tasks captured for
+    it, by family (what besides the tensors' sizes decides its trace: the decorator's constants, say) and target."""
 
     def __init__(self, name: str, options: Options):
         self.name = name
         self.options = options
         self._compiled: dict[tuple[str, Target], CompiledKernel] = {}
+        self._tasks: dict[tuple[Hashable, Target], list[KernelTask]] = {}
+        self._constants: dict[tuple[str, torch.device], list[torch.Tensor]] = {}
 
     def compiled(self) -> list[CompiledKernel]:
         """Every kernel got so far, oldest first."""
         return list(self._compiled.values())
 
-    def prepare(self, function: Callable, tensors: list[torch.Tensor], target: Target) -> Kernel:
+    def prepare(self, function: Callable, tensors: list[torch.Tensor], target: Target,
+                family: Hashable = None) -> Kernel:
         """The kernel for ``function`` on ``tensors`` (its flat tensor inputs), verified at their shapes. Raises
         what capture, compile_task or verify_shape raise (UnsupportedFunction when there is no kernel to have)."""
-        task = capture(function, target.host_copies(tensors), name=self.name)
+        if any(t.numel() == 0 for t in tensors):
+            return self._nothing_to_compute(function, tensors, target)
+        task, binding = self._task(function, tensors, target, family)
+        reference = task.reference(function, [tuple(t.shape) for t in tensors])
         compiled = self._compiled.get((task.key, target))
         if compiled is None:
-            compiled = self._compiled[(task.key, target)] = compile_task(task, function, self.options, target)
-        verify_shape(compiled, function, tensors, self.options)
-        return Kernel(compiled, kernel_op(compiled), task.output_tree)
+            compiled = self._compiled[(task.key, target)] = compile_task(task, reference, self.options, target)
+        constants = self._device_constants(task, tensors[0].device)
+        shapes = task.call.task_shapes(binding) if task.call.collapsed else None
+
+        def task_inputs(call: list[torch.Tensor]) -> list[torch.Tensor]:
+            moved = [t.reshape(s) for t, s in zip(call, shapes)] if shapes is not None else list(call)
+            return moved + constants
+
+        domains = [value_domain(t, d.bounds if d else ()) for t, d in zip(tensors, task.domains)]
+        verify_shape(compiled, reference, task_inputs(tensors), self.options, domains + [None] * len(constants))
+        outputs = task.call.output_shapes(binding) if shapes is not None else None
+        return Kernel(compiled, _adapted(kernel_op(compiled), shapes, outputs, constants), task.output_tree,
+                      task_inputs)
+
+    def _task(self, function: Callable, tensors: list[torch.Tensor], target: Target,
+              family: Hashable) -> tuple[KernelTask, dict[str, int]]:
+        """A task captured before whose call pattern takes ``tensors`` (no new trace), else a new capture."""
+        known = self._tasks.setdefault((family, target), [])
+        for task in known:
+            binding = task.call.binding(tensors)
+            if binding is not None:
+                return task, binding
+        task = capture(function, target.host_copies(tensors), name=self.name)
+        binding = task.call.binding(tensors)
+        if binding is None:
+            raise UnsupportedFunction(f"its capture does not describe the call it was made from (shapes "
+                                      f"{[list(t.shape) for t in tensors]}); please report it")
+        known.append(task)
+        return task, binding
+
+    def _device_constants(self, task: KernelTask, device: torch.device) -> list[torch.Tensor]:
+        """The task's constants on ``device`` (moved once)."""
+        key = (task.key, device)
+        if key not in self._constants:
+            self._constants[key] = [c.to(device) for c in task.constants]
+        return self._constants[key]
+
+    def _nothing_to_compute(self, function: Callable, tensors: list[torch.Tensor], target: Target) -> Kernel:
+        """Empty tensors: the function traced at their sizes (exactly: sizes of 0 are not symbolic). When every
+        output is empty, an op that makes them without launching anything; else UnsupportedFunction (the original
+        computes them: a sum over an empty dimension)."""
+        task = capture(function, target.host_copies(tensors), name=self.name)
+        binding = task.call.binding(tensors)
+        if binding is None:
+            raise UnsupportedFunction("its capture at empty sizes does not describe the call")
+        shapes = task.call.output_shapes(binding)
+        if any(math.prod(shape) for shape in shapes):
+            raise UnsupportedFunction(f"its outputs {[list(s) for s in shapes]} are not empty for empty inputs")
+        dtypes = [spec.dtype for spec in task.call.outputs]
+        device = tensors[0].device
+
+        def empty(_: list[torch.Tensor]) -> list[torch.Tensor]:
+            return [torch.empty(shape, dtype=dtype, device=device) for shape, dtype in zip(shapes, dtypes)]
+
+        return Kernel(None, empty, task.output_tree, list)
+
+
+def _adapted(op: Callable, shapes: list | None, outputs: list | None, constants: list[torch.Tensor]) -> Callable:
+    """``op`` taking the call's tensors: reshaped to the task's (a collapsed task), with the constants appended,
+    its outputs shaped back to the call's."""
+    if shapes is None and not constants:
+        return op
+    if shapes is None:
+        return lambda inputs: op([*inputs, *constants])
+
+    def run(inputs: list[torch.Tensor]) -> list[torch.Tensor]:
+        results = op([t.reshape(s) for t, s in zip(inputs, shapes)] + constants)
+        return [r.reshape(s) for r, s in zip(results, outputs)]
+    return run

@@ -10,6 +10,7 @@ import functools
 import hashlib
 import importlib.util
 import json
+import math
 import os
 import shutil
 import sys
@@ -24,6 +25,7 @@ from filelock import FileLock
 
 from torch_ascendgen import config
 from torch_ascendgen._paths import csrc_dir
+from torch_ascendgen.capture import sizes
 from torch_ascendgen.errors import ShapeDeclined
 from torch_ascendgen.targets.toolchain import BASE_FLAGS, compile_shared, compiler_identity
 
@@ -111,37 +113,33 @@ def load_library(path: str):
 
 def bind_symbols(specs, shapes) -> dict[str, int]:
     """Symbol values ("s0" -> 64) from the actual input shapes; raises ValueError on a mismatch."""
-    binding: dict[str, int] = {}
-    for spec, shape in zip(specs, shapes):
-        if len(spec.shape) != len(shape):
-            raise ValueError(f"rank {len(shape)} where the kernel was made for rank {len(spec.shape)}")
-        for expected, actual in zip(spec.shape, shape):
-            if isinstance(expected, int):
-                if expected != actual:
-                    raise ValueError(f"a dimension of {actual} where the kernel was made for {expected}")
-            elif binding.setdefault(expected, actual) != actual:
-                raise ValueError(f"sizes {binding[expected]} and {actual} that the kernel needs to be equal")
-    return binding
+    return sizes.bind([spec.shape for spec in specs], [tuple(shape) for shape in shapes])
 
 
 def output_shapes(task, input_shapes) -> list[tuple[int, ...]]:
-    """The task's output shapes for these input shapes (symbols bound from the inputs)."""
+    """The task's output shapes for these input shapes: symbols bound from the inputs, sizes written as size text
+    evaluated (capture/sizes.py). Raises ValueError when the kernel was not made for these shapes (another rank or
+    pattern, sizes that break one of the task's guards, or other shapes than a specialised task's)."""
     if task.specialized:
         if tuple(map(tuple, input_shapes)) != task.traced_shapes:
             raise ValueError("the kernel was specialised to other shapes")
     binding = bind_symbols(task.inputs, input_shapes)
-    shapes = []
-    for spec in task.outputs:
-        shape = []
-        for size in spec.shape:
-            if isinstance(size, int):
-                shape.append(size)
-            elif size in binding:
-                shape.append(binding[size])
-            else:
-                raise ValueError(f"output size {size} is not an input size")
-        shapes.append(tuple(shape))
-    return shapes
+    failed = sizes.failing(task.guards, binding)
+    if failed is not None:
+        raise ValueError(f"the kernel was made for shapes where {failed}")
+    return [sizes.shape(spec.shape, binding) for spec in task.outputs]
+
+
+def nothing_to_compute(input_shapes, output_shapes) -> bool:
+    """Whether a launch at these shapes has nothing to do: every output is empty (the launchers then return the
+    empty outputs without asking the kernel's tiling). ShapeDeclined when an input is empty but an output is not
+    (a sum over an empty dimension): a kernel's tiling is never asked about empty tensors."""
+    if all(math.prod(shape) == 0 for shape in output_shapes):
+        return True
+    if any(math.prod(shape) == 0 for shape in input_shapes):
+        raise ShapeDeclined(f"empty inputs {[list(s) for s in input_shapes]} with non-empty outputs: the original "
+                            "computes those", tuple(tuple(s) for s in input_shapes))
+    return False
 
 
 class ContractKernel:
@@ -166,16 +164,19 @@ class ContractKernel:
         cached = self._tilings.get(key)
         if cached is None:
             shapes = output_shapes(self.task, key)
-            tiling = self.kernel.tiling([*key, *shapes], soc=self.soc)
-            if tiling.block_dim == 0:
+            tiling = None if nothing_to_compute(key, shapes) else self.kernel.tiling([*key, *shapes], soc=self.soc)
+            if tiling is not None and tiling.block_dim == 0:
                 raise ShapeDeclined(f"the kernel's tiling function declined shapes {list(map(list, key))}", key)
             cached = self._tilings[key] = (shapes, tiling)
         return cached
 
     def run(self, *inputs, counters: bool = True, block_order_seed: int = 0):
-        """(outputs, the launch's RunReport). ``block_order_seed``: see SimKernel.launch."""
+        """(outputs, the launch's RunReport: an empty one when every output is empty and nothing was launched).
+        ``block_order_seed``: see SimKernel.launch."""
         shapes, tiling = self.plan(inputs)
         outputs = tuple([torch.empty(shape, dtype=spec.dtype) for shape, spec in zip(shapes, self.task.outputs)])
+        if tiling is None:
+            return outputs, self.kernel.idle_report(self.soc)
         workspace = torch.empty(tiling.workspace_bytes, dtype=torch.uint8) if tiling.workspace_bytes else None
         report = self.kernel.launch(tiling.block_dim, *[t.contiguous() for t in inputs], *outputs, workspace,
                                     tiling.data, soc=self.soc, counters=counters, checked=self.checked,

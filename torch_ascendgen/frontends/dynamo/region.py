@@ -13,7 +13,7 @@ from torch.fx.passes.utils.fuser_utils import fuse_as_graphmodule, topo_sort
 
 from torch_ascendgen.errors import AscendGenError, UnsupportedFunction
 from torch_ascendgen.frontends import guard
-from torch_ascendgen.frontends.dispatch import Kernels
+from torch_ascendgen.frontends.dispatch import Kernel, Kernels
 from torch_ascendgen.frontends.dynamo.options import BackendSettings
 from torch_ascendgen.frontends.dynamo.partition import FREE_OPS, node_name, without_broadcast_sources
 from torch_ascendgen.frontends.dynamo.report import RegionReport, warn
@@ -90,15 +90,16 @@ class RegionRunner(torch.nn.Module):
         self.dispatch[key] = handler
         return handler
 
-    def kernel_handler(self, inputs) -> tuple[Callable, CompiledKernel]:
-        """The kernel's handler for these inputs' shapes (compiled, verified there); raises UnsupportedFunction."""
+    def kernel_handler(self, inputs) -> tuple[Callable, Kernel]:
+        """The kernel's handler for these inputs' shapes (compiled, verified there), and the kernel (its
+        ``compiled`` None for empty tensors: the handler makes the empty outputs); raises UnsupportedFunction."""
         if any(not t.is_contiguous() for t in inputs):
             raise UnsupportedFunction("it was given non-contiguous tensors; kernels take contiguous ones")
         kernel = self.kernels.prepare(self.region, list(inputs), self.target)
         op = kernel.op
         if self.single:
-            return (lambda args: op(list(args))[0]), kernel.compiled
-        return (lambda args: tuple(op(list(args)))), kernel.compiled
+            return (lambda args: op(list(args))[0]), kernel
+        return (lambda args: tuple(op(list(args)))), kernel
 
     def _eager(self, inputs):
         return self.region(*inputs)
@@ -138,7 +139,7 @@ def _compile_region(graph: torch.fx.GraphModule, nodes: list[torch.fx.Node], set
     tensors = [_example(node.meta["val"]) for node in inputs]
     started = time.perf_counter()
     try:
-        handler, compiled = runner.kernel_handler(tensors)
+        handler, kernel = runner.kernel_handler(tensors)
     except UnsupportedFunction as exc:
         report.reason = str(exc)
         return runner
@@ -151,8 +152,12 @@ def _compile_region(graph: torch.fx.GraphModule, nodes: list[torch.fx.Node], set
         return runner
     finally:
         report.seconds = time.perf_counter() - started
+    if kernel.compiled is None:
+        report.reason = "its tensors are empty at the graph's shapes: there is nothing to compute"
+        return runner
+    compiled = kernel.compiled
     report.origin, report.key = compiled.origin, compiled.runner.task.key
-    report.kernel_ns = _kernel_ns(compiled, tensors)
+    report.kernel_ns = _kernel_ns(compiled, kernel.task_inputs(tensors))
     if report.kernel_ns is None or report.kernel_ns > report.eager_ns:
         estimate = "no estimate" if report.kernel_ns is None else f"an estimated {report.kernel_ns / 1000:.2f} us"
         report.reason = (f"its kernel ({estimate}) is not faster than eager ({report.eager_ns / 1000:.2f} us "

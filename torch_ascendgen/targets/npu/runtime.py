@@ -32,7 +32,7 @@ from torch_ascendgen import config
 from torch_ascendgen._paths import csrc_dir
 from torch_ascendgen.errors import NpuUnavailable
 from torch_ascendgen.targets.npu.build import NPU_ABI_VERSION
-from torch_ascendgen.targets.runtime import ShapeDeclined, output_shapes
+from torch_ascendgen.targets.runtime import ShapeDeclined, nothing_to_compute, output_shapes
 from torch_ascendgen.targets.soc import get_soc
 from torch_ascendgen.targets.toolchain import compiler_identity, trim_log
 
@@ -240,6 +240,9 @@ class NpuKernel:
         cached = self._tilings.get(key)
         if cached is None:
             shapes = output_shapes(self.task, key[1:])
+            if nothing_to_compute(key[1:], shapes):  # every output empty: no tiling, no launch
+                cached = self._tilings[key] = (shapes, None)
+                return cached
             sizes = [list(map(int, s)) for s in (*key[1:], *shapes)]
             block_dim, workspace_bytes, data = self.library.tiling(sizes, get_soc(self.soc).vector_cores)
             if block_dim == 0:
@@ -256,6 +259,8 @@ class NpuKernel:
         device = inputs[0].device
         outputs = tuple([torch.empty(shape, dtype=spec.dtype, device=device)
                          for shape, spec in zip(shapes, self.task.outputs)])
+        if tiling is None:
+            return outputs, None
         workspace = (torch.empty(tiling.workspace_bytes, dtype=torch.uint8, device=device)
                      if tiling.workspace_bytes else None)
         self._runtime.launch(self.library, tiling.block_dim, inputs, list(outputs), workspace, tiling.device)

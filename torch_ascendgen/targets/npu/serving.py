@@ -23,7 +23,7 @@ import torch
 
 from torch_ascendgen import config
 from torch_ascendgen.errors import UnsupportedFunction
-from torch_ascendgen.targets.runtime import ShapeDeclined, output_shapes
+from torch_ascendgen.targets.runtime import ShapeDeclined, nothing_to_compute, output_shapes
 
 
 class NpuServedKernel:
@@ -43,18 +43,24 @@ class NpuServedKernel:
         """(output shapes, blocks) for these inputs; ShapeDeclined when the kernel's tiling declines them. The
         tiling function runs in the worker, once per shape."""
         key = tuple(tuple(t.shape) for t in inputs)
+        shapes = output_shapes(self.task, key)
+        if nothing_to_compute(key, shapes):  # every output empty: no tiling, no launch
+            return shapes, 0
         if key not in self._plans:
             outcome = _call(_in_worker_plan, self.build, self.task, [list(s) for s in key], self.target,
                             what=f"the tiling of a model-written NPU kernel for shapes {[list(s) for s in key]}")
             if isinstance(outcome, str):
                 raise ShapeDeclined(outcome)
             self._plans[key] = int(outcome)
-        return output_shapes(self.task, key), self._plans[key]
+        return shapes, self._plans[key]
 
     def run(self, *inputs, counters: bool = False):
         """(outputs, None), as NpuKernel.run."""
-        self.plan(inputs)
+        shapes, blocks = self.plan(inputs)
         device = inputs[0].device if inputs else torch.device("cpu")
+        if not blocks:  # every output empty
+            return tuple(torch.empty(s, dtype=spec.dtype, device=device)
+                         for s, spec in zip(shapes, self.task.outputs)), None
         host = [t.detach().contiguous().cpu() for t in inputs]
         outputs = _call(_in_worker_run, self.build, self.task, host, self.target,
                         what="a model-written NPU kernel")

@@ -90,12 +90,14 @@ class ServedKernel:
     def plan(self, inputs) -> tuple[list[tuple[int, ...]], _Tiling]:
         """Output shapes and the tiling for these inputs; ValueError (ShapeDeclined) when the kernel cannot
         take them. The tiling function runs in the worker, once per shape."""
-        from torch_ascendgen.targets.runtime import ShapeDeclined, output_shapes
+        from torch_ascendgen.targets.runtime import ShapeDeclined, nothing_to_compute, output_shapes
 
         key = tuple([tuple(t.shape) for t in inputs])
         cached = self._tilings.get(key)
         if cached is None:
             shapes = output_shapes(self.task, key)
+            if nothing_to_compute(key, shapes):  # every output empty: no tiling, no launch
+                return self._tilings.setdefault(key, (shapes, None))
             tiling = self._worker.tiling(self._id, [*key, *shapes], self.soc)
             if tiling.block_dim == 0:
                 raise ShapeDeclined(f"the kernel's tiling function declined shapes {list(map(list, key))}")
@@ -110,6 +112,9 @@ class ServedKernel:
             if tensor.device.type != "cpu":
                 raise KernelArgumentError(f"input {index} is on {tensor.device}; served kernels take CPU tensors")
         shapes, tiling = self.plan(inputs)
+        if tiling is None:
+            outputs = tuple(torch.empty(shape, dtype=spec.dtype) for shape, spec in zip(shapes, self.task.outputs))
+            return outputs, RunReport(self.soc, 0, 0.0, 0.0, 0.0, cores=[])
         specs = [(shape, spec.dtype) for shape, spec in zip(shapes, self.task.outputs)]
         outputs, estimate = self._worker.launch(self._id, tiling, self.soc, inputs, specs, counters)
         return outputs, RunReport(self.soc, tiling.block_dim, *estimate, cores=[])

@@ -141,6 +141,11 @@ class SimKernel:
         data, blocks, workspace = self._library.tiling(profile.vector_cores, [list(map(int, s)) for s in shapes])
         return Tiling(data, blocks, workspace)
 
+    @staticmethod
+    def idle_report(soc: str) -> RunReport:
+        """The report of a launch that did not happen (every output empty: nothing to compute)."""
+        return RunReport(soc, 0, 0.0, 0.0, 0.0, cores=[])
+
     def launch(self, block_dim: int, *args: Any, soc: str | None = None, counters: bool = True,
                checked: bool = False, block_order_seed: int = 0, labels: Sequence[str] = (),
                auto_sync: bool = False) -> RunReport:

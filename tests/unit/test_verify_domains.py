@@ -1,0 +1,85 @@
+"""Input sets that the function accepts: integer inputs drawn inside the values the captured call held (indices
+inside the tensor they index, at every shape verification tries; distinct and in order where the call's were),
+shapes that keep the task's guards, and the task's constants as they are. Floats and bools are drawn as before."""
+
+import torch
+import torch.nn.functional as F
+
+from torch_ascendgen.capture import capture
+from torch_ascendgen.capture.sizes import bind, holds
+from torch_ascendgen.evaluate.verify import make_input_sets, task_input_sets
+
+SEED = 77
+
+
+def _every_set(task, **kwargs):
+    sets = task_input_sets(task, generic=True, seed=SEED, **kwargs)
+    assert len(sets) >= 4  # the traced shapes, value sets, and tails / many blocks
+    return sets
+
+
+def test_embedding_ids_stay_inside_the_table_at_every_shape_and_reach_both_ends():
+    task = capture(lambda i, w: F.embedding(i, w), [torch.tensor([[1, 2, 9], [0, 3, 3]]), torch.randn(10, 4)])
+    sets = _every_set(task)
+    for input_set in sets:
+        ids, weight = input_set.tensors
+        assert ids.dtype == torch.int64 and 0 <= int(ids.min()) and int(ids.max()) < weight.shape[0], input_set.name
+        F.embedding(ids, weight)  # the original accepts every set
+    traced = sets[0].tensors[0]
+    assert {0, 9} <= set(traced.reshape(-1).tolist())  # the domain's ends, at the call's own shapes
+
+
+def test_distinct_slots_are_drawn_distinct_and_sets_without_room_are_left_out():
+    task = capture(lambda x, i, s: x.index_copy(0, i, s), [torch.randn(8, 4), torch.tensor([6, 1, 5]),
+                                                            torch.randn(3, 4)])
+    for input_set in _every_set(task):
+        x, slots, _ = input_set.tensors
+        assert slots.unique().numel() == slots.numel() <= x.shape[0], input_set.name
+        assert int(slots.min()) >= -x.shape[0] and int(slots.max()) < x.shape[0]
+
+
+def test_values_in_order_stay_in_order():
+    task = capture(lambda x, b: torch.bucketize(x, b), [torch.randn(6, 5), torch.tensor([-1.0, 0.0, 2.0])])
+    offsets = capture(lambda x, o: x[o] * 2, [torch.randn(9, 3), torch.tensor([0, 2, 2, 5, 8])])
+    assert offsets.domains[1].ordered and not offsets.domains[1].distinct
+    for input_set in _every_set(offsets):
+        values = input_set.tensors[1]
+        assert torch.equal(values, values.sort().values)
+    assert task.domains == (None, None)  # float inputs have no domain
+
+
+def test_class_targets_with_an_ignore_index_are_drawn_as_valid_classes():
+    task = capture(lambda x, t: F.cross_entropy(x, t), [torch.randn(4, 10), torch.tensor([1, 2, 9, -100])])
+    for input_set in _every_set(task):
+        logits, target = input_set.tensors
+        assert 0 <= int(target.min()) and int(target.max()) < logits.shape[1], input_set.name
+        F.cross_entropy(logits, target)
+
+
+def test_bool_and_float_inputs_are_drawn_as_before():
+    task = capture(lambda c, x: torch.where(c, x, 0.0), [torch.rand(4, 6) > 0.5, torch.randn(4, 6)])
+    with_domains = make_input_sets(task.inputs, task.traced_shapes, seed=SEED, domains=task.domains)
+    without = make_input_sets(task.inputs, task.traced_shapes, seed=SEED)
+    assert [s.name for s in with_domains] == [s.name for s in without]
+    for a, b in zip(with_domains, without):
+        for x, y in zip(a.tensors, b.tensors):
+            torch.testing.assert_close(x, y, rtol=0, atol=0, equal_nan=True)
+        assert set(a.tensors[0].unique().tolist()) <= {False, True}
+
+
+def test_every_set_keeps_the_guards():
+    def halves(x):
+        a, b = x.chunk(2, -1)
+        return a * torch.sigmoid(b)
+
+    task = capture(halves, [torch.randn(4, 8)])
+    for input_set in _every_set(task):
+        binding = bind([s.shape for s in task.inputs], input_set.shapes)
+        assert holds(task.guards, binding), input_set.name
+        halves(*input_set.tensors)
+
+
+def test_constants_hold_their_values_in_every_set():
+    task = capture(lambda x: x * torch.tensor([1.0, -2.0, 3.0]), [torch.randn(5, 3)])
+    for input_set in _every_set(task):
+        assert torch.equal(input_set.tensors[1], torch.tensor([1.0, -2.0, 3.0])), input_set.name
