@@ -324,25 +324,9 @@ def run_case(model: torch.nn.Module, wrapped, kernel_forward, inputs: list, othe
 
 
 def _route(kernel_forward, model: torch.nn.Module, inputs: list) -> tuple[str, str]:
-    """What the decorator's dispatch table holds for this call's signature: ("kernel", ""), ("original", the
-    reason it gave when it chose so, "" when it chose so quietly), or ("unknown", "").
-
-    This reads the decorator's private table (``_dispatch``, ``_signature``): the package has no public way yet to
-    ask what one call ran, and it warns once per reason, so later cases that fall back for the same reason are
-    silent.
-    """
-    try:
-        from torch_ascendgen.frontends import decorator
-
-        route = kernel_forward._dispatch.get(decorator._signature((model, *inputs)))
-        original = kernel_forward._call_original
-    except Exception:  # noqa: BLE001 - another decorator version: fall back to the warnings alone
-        return "unknown", ""
-    if route is None:
-        return "unknown", ""
-    if route.handler == original:
-        return "original", route.warning
-    return "kernel", ""
+    """What the decorated forward ran for this call's signature (``KernelFunction.route``): ("kernel", ""),
+    ("original", the reason, "" when quiet) or ("unseen", "")."""
+    return kernel_forward.route(model, *inputs)
 
 
 def _has_empty(inputs: list, model: torch.nn.Module) -> bool:

@@ -203,6 +203,21 @@ def test_unsupported_functions_fall_back_with_one_warning_and_equal_results(tmp_
     assert caught[0].filename == __file__  # the warning points at the caller
 
 
+def test_route_says_what_each_signature_runs_and_why(tmp_path):
+    fast = ascend_kernel(kth_smallest, variants=1, cache_dir=tmp_path, progress=False)
+    x = torch.randn(4, 32)
+    assert fast.route(x) == ("unseen", "")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fast(x)
+        fast(torch.randn(8, 32))  # the same reason again: the warning is not repeated, the route still says it
+    kind, reason = fast.route(torch.randn(8, 32))
+    assert kind == "original" and "aten.kthvalue" in reason
+    doubled = ascend_kernel(lambda t: t * 2 + 1, variants=1, cache_dir=tmp_path, progress=False)
+    doubled(x)
+    assert doubled.route(x) == ("kernel", "")
+
+
 def test_strict_mode_raises_with_the_reason(tmp_path):
     fast = ascend_kernel(kth_smallest, strict=True, cache_dir=tmp_path, progress=False)
     with pytest.raises(UnsupportedFunction, match="does not know aten.kthvalue"):

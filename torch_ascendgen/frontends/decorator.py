@@ -102,6 +102,20 @@ class KernelFunction:
         """The kernels this function has used so far (for inspection)."""
         return self._kernels.compiled()
 
+    def route(self, *args) -> tuple[str, str]:
+        """What calls with these arguments' signature run, once one has been made: ("kernel", ""), ("original",
+        why: "" when it runs quietly, e.g. nothing to compute), or ("unseen", "") before the first such call. The
+        warning says a reason once; this says it for every signature (for reports and tests)."""
+        try:
+            route = self._dispatch.get(_signature(args))
+        except Exception:  # noqa: BLE001 - a signature that cannot be keyed has no route
+            return "unseen", ""
+        if route is None:
+            return "unseen", ""
+        if route.handler == self._call_original:
+            return "original", route.warning
+        return "kernel", ""
+
     def _dispatch_call(self, args: tuple, kwargs: dict):
         if kwargs:
             return self._function(*args, **kwargs) if not self._options.strict else self._refuse(

@@ -79,6 +79,9 @@ class PassCode:
 
 def emit_program(program: Program, budget: int, buffers: int) -> str:
     """The kernel source; ``budget``: UB bytes a pass may use; ``buffers``: buffers per queue (1 or 2)."""
+    for buffer in program.buffers.values():
+        if buffer.dtype not in GM_TYPES:
+            raise UnsupportedFunction(f"it computes with {buffer.dtype} values, which the vector unit does not have")
     writers = [PassWriter(program, item, number, buffers) for number, item in enumerate(program.passes)]
     codes = [writer.code() for writer in writers]
     tiles = [_tile_for(code, budget) for code in codes]
@@ -217,8 +220,8 @@ class PassWriter:
     def items_host(self) -> str:
         """The host's C++ for how many work items this pass has (its tile is chosen by then)."""
         parts = [cexpr(size) for _, size in self.outer]
-        if self.mode != "inner" and self.vector is not None:
-            parts.append(f"CeilDivI({cexpr(self.length)}, {self.tile})")
+        if self.mode != "inner" and self.vector is not None:  # an outer walk may split its lanes finer
+            parts.append(f"CeilDivI({cexpr(self.length)}, {self.tile if self.mode == 'pointwise' else 64})")
         if self.mode == "inner" and self.group is not None:
             parts.append(cexpr(self.group[1]))  # a row per block at most: blocks share rows evenly
         return _host(" * ".join(parts) or "int64_t(1)")
@@ -829,6 +832,8 @@ class PassWriter:
             acc = self._accumulator(f"{_IDENTITY[kind]}")
             self.tiles.emit(self._fold_line(kind, acc, value))
             result = self._across(kind, acc, number, node) if self.mode == "inner" else acc
+            if self.mode != "inner" and node.dtype in (torch.float16, torch.bfloat16):
+                result = self.values._round_float(result, node.dtype)
             f.parts[node] = result
             v.values[node] = result
         elif kind in ("argmax", "argmin"):
@@ -892,7 +897,9 @@ class PassWriter:
             "ScalarToVector();")
         self.folds.declared.append(f"float {name} = 0.0f;")
         text = name
-        if node.dtype not in FLOATS:
+        if node.dtype in (torch.float16, torch.bfloat16):  # eager's reduction of half values gives one of them
+            text = f"RoundTo<{GM_TYPES[node.dtype]}>({name})"
+        elif node.dtype not in FLOATS:
             text = f"static_cast<{SCALAR_TYPES[self.values.cls(node)]}>({name})"
         return Val("scalar", text)
 
@@ -1202,8 +1209,12 @@ class PassWriter:
     def _item_loop(self) -> list[str]:
         self.body_lines = self.tiles_body
         group = self.group if self.mode == "inner" else None
-        lines = [f"    const int64_t length = {cexpr(self.length)};",
-                 "    const int64_t chunks = CeilDivI(length, TILE);"]
+        lines = [f"    const int64_t length = {cexpr(self.length)};", "    int64_t step = TILE;"]
+        if self.mode == "outer":  # each item walks every reduction index: narrower chunks keep every core busy
+            outer = " * ".join([cexpr(size) for _, size in self.outer] or ["int64_t(1)"])
+            lines.append(f"    while (step > 64 && ({outer}) * CeilDivI(length, step) < GetBlockNum()) "
+                         "step = MaxI(64, step / 2 / 64 * 64);")
+        lines.append("    const int64_t chunks = CeilDivI(length, step);")
         sizes = [cexpr(size) for _, size in self.outer]
         if self.mode != "inner":
             sizes.append("chunks")
@@ -1223,8 +1234,8 @@ class PassWriter:
             lines += [f"        const int64_t {var.name} = rest % {cexpr(size)};", f"        rest /= {cexpr(size)};"]
         lines.append("        (void)rest;")
         if self.mode != "inner":
-            lines += ["        const int64_t v0 = chunk * TILE;",
-                      "        const uint32_t count = static_cast<uint32_t>(MinI(TILE, length - v0));"]
+            lines += ["        const int64_t v0 = chunk * step;",
+                      "        const uint32_t count = static_cast<uint32_t>(MinI(step, length - v0));"]
         if self.mode == "pointwise":
             lines += ["        " + line for line in self._chunk_body(0)]
         elif self.mode == "outer":
