@@ -154,7 +154,7 @@ def test_norms_overflow_exactly_where_torchs_do(name, huge_is_finite, generated)
 
 @pytest.mark.parametrize("function, reason", [
     (lambda a: a.double().exp(), "float64"),
-    (lambda a: torch.nonzero(a), "nonzero"),
+    (lambda a: torch.nonzero(a), "depends on the values of its inputs"),
     (lambda a: torch.fft.fft(a).real, "fft"),
 ])
 def test_what_it_cannot_generate_says_why(function, reason):

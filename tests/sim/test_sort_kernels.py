@@ -112,7 +112,7 @@ def test_kernel_passes_the_verifiers_input_sets(kernels, name):
 def test_shapes_the_kernel_cannot_do_exactly_are_declined(kernels, name, shape, why):
     task, kernel = kernels[name]
     runner = ContractKernel(kernel, task, "Ascend910B2")
-    with pytest.raises(ShapeDeclined):
+    with pytest.raises((ShapeDeclined, ValueError)):  # the tiling declines, or the task's guards (k <= n) refuse
         runner.plan([torch.empty(1, dtype=CASES[name][1]).expand(*shape)])  # the tiling sees shapes only
 
 
