@@ -114,11 +114,31 @@ def test_empty_tensors_get_empty_outputs_without_a_launch_and_0_dim_ones_run_the
         assert counted["launches"] >= 1 and counted["searches"] == 1
 
 
-def test_empty_inputs_with_non_empty_outputs_run_the_original_quietly(tmp_path):
-    fast = ascend_kernel(lambda x: x.sum(-1) * 2, variants=1, cache_dir=tmp_path, progress=False)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", AscendGenWarning)
-        assert torch.equal(fast(torch.randn(3, 0)), torch.zeros(3))
+def rmsnorm_backward(grad, x, weight):
+    rms = torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6)
+    normed = x * rms
+    grad_weight = (grad * normed).sum(0)
+    grad_normed = grad * weight
+    grad_x = rms * (grad_normed - normed * (grad_normed * normed).mean(-1, keepdim=True))
+    return grad_x, grad_weight
+
+
+def test_empty_inputs_with_non_empty_outputs_get_a_kernel_of_their_own(tmp_path, counted):
+    fast = _strict(lambda x: x.sum(-1) * 2 + 1, tmp_path)
+    assert torch.equal(fast(torch.randn(3, 0)), torch.ones(3))
+    assert fast.route(torch.randn(3, 0)) == ("kernel", "")
+    assert counted["launches"] >= 1  # the kernel writes the sum's identity: the original is not what ran
+    backward = _strict(rmsnorm_backward, tmp_path)
+    args = torch.randn(0, 48), torch.randn(0, 48), torch.randn(48)
+    grad_x, grad_weight = backward(*args)
+    assert grad_x.shape == (0, 48) and torch.equal(grad_weight, torch.zeros(48))
+    assert backward.route(*args) == ("kernel", "")
+    full = torch.randn(5, 48), torch.randn(5, 48), torch.randn(48)  # a non-empty call is its own task
+    for got, want in zip(backward(*full), rmsnorm_backward(*full)):
+        torch.testing.assert_close(got, want)
+
+
+def test_a_function_that_fails_on_empty_inputs_fails_as_without_us(tmp_path):
     reshaped = ascend_kernel(lambda x: x.reshape(x.shape[0], -1) * 2, cache_dir=tmp_path, progress=False)
     with pytest.raises(RuntimeError, match="cannot reshape"):  # the function's own error, as without us
         reshaped(torch.randn(0, 4))

@@ -129,6 +129,12 @@ class KernelTask:
         return hashlib.sha256(text.encode()).hexdigest()
 
     @property
+    def empty_inputs(self) -> bool:
+        """Whether an input's shape holds a literal 0 (a task traced from a call with an empty tensor): its kernel is
+        made for empty inputs, and is asked to tile them."""
+        return any(size == 0 for spec in self.inputs for size in spec.shape)
+
+    @property
     def argument_count(self) -> int:
         """How many of ``inputs`` the function itself takes (the rest are its constants)."""
         return len(self.inputs) - len(self.constants)

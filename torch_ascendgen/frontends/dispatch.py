@@ -10,7 +10,7 @@ The task: one captured before whose call pattern takes these tensors (same dtype
 guards, as torch.compile's guards decide), else a new capture on the target's host copies. The op takes the call's
 tensors: it reshapes them to the task's (a task collapsed to fewer dimensions), appends the task's constants, and
 shapes the outputs back. Calls with empty tensors are traced at their sizes: when every output is empty too, the
-op makes those outputs and launches nothing.
+op makes those outputs and launches nothing, else the kernel is that trace's own (a sum over an empty dimension).
 """
 
 from __future__ import annotations
@@ -57,8 +57,11 @@ class Kernels:
         """The kernel for ``function`` on ``tensors`` (its flat tensor inputs), verified at their shapes. Raises
         what capture, compile_task or verify_shape raise (UnsupportedFunction when there is no kernel to have)."""
         if any(t.numel() == 0 for t in tensors):
-            return self._nothing_to_compute(function, tensors, target)
-        task, binding = self._task(function, tensors, target, family)
+            task, binding = self._empty_task(function, tensors, target)
+            if not any(math.prod(shape) for shape in task.call.output_shapes(binding)):
+                return self._nothing_to_compute(task, binding, tensors[0].device)
+        else:
+            task, binding = self._task(function, tensors, target, family)
         reference = task.reference(function, [tuple(t.shape) for t in tensors])
         compiled = self._compiled.get((task.key, target))
         if compiled is None:
@@ -99,19 +102,22 @@ class Kernels:
             self._constants[key] = [c.to(device) for c in task.constants]
         return self._constants[key]
 
-    def _nothing_to_compute(self, function: Callable, tensors: list[torch.Tensor], target: Target) -> Kernel:
-        """Empty tensors: the function traced at their sizes (exactly: sizes of 0 are not symbolic). When every
-        output is empty, an op that makes them without launching anything; else UnsupportedFunction (the original
-        computes them: a sum over an empty dimension)."""
+    def _empty_task(self, function: Callable, tensors: list[torch.Tensor],
+                    target: Target) -> tuple[KernelTask, dict[str, int]]:
+        """Empty tensors: the function traced at their sizes (exactly: sizes of 0 are not symbolic, so the task is
+        this call's own)."""
         task = capture(function, target.host_copies(tensors), name=self.name)
         binding = task.call.binding(tensors)
         if binding is None:
             raise UnsupportedFunction("its capture at empty sizes does not describe the call")
+        return task, binding
+
+    @staticmethod
+    def _nothing_to_compute(task: KernelTask, binding: dict[str, int], device: torch.device) -> Kernel:
+        """Every output empty: an op that makes them without launching anything. (Empty inputs with outputs that are
+        not, a sum over an empty dimension, get a kernel of their own task: it writes the reduction's identity.)"""
         shapes = task.call.output_shapes(binding)
-        if any(math.prod(shape) for shape in shapes):
-            raise UnsupportedFunction(f"its outputs {[list(s) for s in shapes]} are not empty for empty inputs")
         dtypes = [spec.dtype for spec in task.call.outputs]
-        device = tensors[0].device
 
         def empty(_: list[torch.Tensor]) -> list[torch.Tensor]:
             return [torch.empty(shape, dtype=dtype, device=device) for shape, dtype in zip(shapes, dtypes)]

@@ -130,13 +130,14 @@ def output_shapes(task, input_shapes) -> list[tuple[int, ...]]:
     return [sizes.shape(spec.shape, binding) for spec in task.outputs]
 
 
-def nothing_to_compute(input_shapes, output_shapes) -> bool:
+def nothing_to_compute(input_shapes, output_shapes, task=None) -> bool:
     """Whether a launch at these shapes has nothing to do: every output is empty (the launchers then return the
     empty outputs without asking the kernel's tiling). ShapeDeclined when an input is empty but an output is not
-    (a sum over an empty dimension): a kernel's tiling is never asked about empty tensors."""
+    (a sum over an empty dimension), unless ``task`` was traced with that empty input (``KernelTask.empty_inputs``):
+    only a kernel made for empty tensors is asked to tile them."""
     if all(math.prod(shape) == 0 for shape in output_shapes):
         return True
-    if any(math.prod(shape) == 0 for shape in input_shapes):
+    if any(math.prod(shape) == 0 for shape in input_shapes) and not (task is not None and task.empty_inputs):
         raise ShapeDeclined(f"empty inputs {[list(s) for s in input_shapes]} with non-empty outputs: the original "
                             "computes those", tuple(tuple(s) for s in input_shapes))
     return False
@@ -164,7 +165,8 @@ class ContractKernel:
         cached = self._tilings.get(key)
         if cached is None:
             shapes = output_shapes(self.task, key)
-            tiling = None if nothing_to_compute(key, shapes) else self.kernel.tiling([*key, *shapes], soc=self.soc)
+            empty = nothing_to_compute(key, shapes, self.task)
+            tiling = None if empty else self.kernel.tiling([*key, *shapes], soc=self.soc)
             if tiling is not None and tiling.block_dim == 0:
                 raise ShapeDeclined(f"the kernel's tiling function declined shapes {list(map(list, key))}", key)
             cached = self._tilings[key] = (shapes, tiling)

@@ -59,7 +59,10 @@ class Plan:
 def generate_builtin(task: KernelTask, variants: int) -> list[Candidate]:
     """Up to ``variants`` candidates for ``task``: the sort template's when it is a sort, top-k or histc of an input
     (sort.py), else the templates' when they take it, else the general lowering's (loops/). Raises
-    UnsupportedFunction with the reasons."""
+    UnsupportedFunction with the reasons. A task traced with an empty input goes to the general lowering alone: only
+    its tiling is written for empty tensors."""
+    if task.empty_inputs:
+        return generate_loops(task, variants, UB_BUDGET)
     sorting = sort_candidates(task, variants)  # None: the graph is none of those
     if sorting is not None:
         return sorting

@@ -240,7 +240,7 @@ class NpuKernel:
         cached = self._tilings.get(key)
         if cached is None:
             shapes = output_shapes(self.task, key[1:])
-            if nothing_to_compute(key[1:], shapes):  # every output empty: no tiling, no launch
+            if nothing_to_compute(key[1:], shapes, self.task):  # every output empty: no tiling, no launch
                 cached = self._tilings[key] = (shapes, None)
                 return cached
             sizes = [list(map(int, s)) for s in (*key[1:], *shapes)]

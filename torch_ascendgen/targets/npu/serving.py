@@ -44,7 +44,7 @@ class NpuServedKernel:
         tiling function runs in the worker, once per shape."""
         key = tuple(tuple(t.shape) for t in inputs)
         shapes = output_shapes(self.task, key)
-        if nothing_to_compute(key, shapes):  # every output empty: no tiling, no launch
+        if nothing_to_compute(key, shapes, self.task):  # every output empty: no tiling, no launch
             return shapes, 0
         if key not in self._plans:
             outcome = _call(_in_worker_plan, self.build, self.task, [list(s) for s in key], self.target,

@@ -96,7 +96,7 @@ class ServedKernel:
         cached = self._tilings.get(key)
         if cached is None:
             shapes = output_shapes(self.task, key)
-            if nothing_to_compute(key, shapes):  # every output empty: no tiling, no launch
+            if nothing_to_compute(key, shapes, self.task):  # every output empty: no tiling, no launch
                 return self._tilings.setdefault(key, (shapes, None))
             tiling = self._worker.tiling(self._id, [*key, *shapes], self.soc)
             if tiling.block_dim == 0:
