@@ -405,8 +405,6 @@ def test_a_cast_to_an_integer_type_is_refused_by_dtype():
 
 
 @unit
-@pytest.mark.xfail(strict=True, reason="lowering bug: _to_copy returns a one-element ('scalar') value unchanged, so "
-                                      "s.half() is not rounded to half (torch gives 0.0999755859375 for 0.1)")
 def test_a_one_element_value_cast_to_half_is_rounded():
     lowering = lower(lambda a, s: a * s.half().float(), [x(4, 8), x(1)])
     a, s = x(4, 8), torch.tensor([0.1])
@@ -414,9 +412,6 @@ def test_a_one_element_value_cast_to_half_is_rounded():
 
 
 @unit
-@pytest.mark.xfail(strict=True, reason="lowering bug: _to_copy of a comparison's mask to float returns the mask "
-                                      "itself, so (a >= 0.5).float() stores a bit mask (the kernel fails to compile: "
-                                      "Muls(out0, masks[...])); it should become 0.0/1.0 (a Select) or be refused")
 def test_a_comparison_converted_to_float_is_a_full_tile_or_refused():
     try:
         lowering = lower(lambda a: (a >= 0.5).float(), [x(4, 8)])
@@ -441,8 +436,6 @@ def test_a_constant_power_takes_the_cheapest_exact_form(exponent, expected_ops):
 
 
 @unit
-@pytest.mark.xfail(strict=True, reason="lowering bug: _pow takes integer exponents beyond 8 as exp(p * ln x), NaN "
-                                      "for every negative base where torch gives (-2) ** 9 = -512")
 def test_a_large_integer_power_of_a_negative_base_is_finite():
     lowering = lower(lambda a: a ** 9, [x(4, 8)])
     a = -x(4, 8).abs() - 0.5
@@ -474,8 +467,6 @@ def test_an_activation_handler_computes_torchs_function(function):
 
 
 @unit
-@pytest.mark.xfail(strict=True, reason="lowering bug (a handler capture's decompositions bypass today): _softplus "
-                                      "ignores threshold; torch returns x where beta * x > threshold")
 def test_softplus_returns_x_above_its_threshold():
     a = torch.linspace(-3, 3, 32).reshape(4, 8)
     lowering = lower(task=raw_task(lambda t: F.softplus(t, 1.0, 1.0), [a]))

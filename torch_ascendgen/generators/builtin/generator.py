@@ -31,7 +31,7 @@ from torch_ascendgen.generators.builtin.sort import sort_candidates
 from torch_ascendgen.generators.builtin.templates import fill_template
 from torch_ascendgen.records import Candidate
 
-VERSION = "builtin-4"
+VERSION = "builtin-5"
 UB_BUDGET = 176 * 1024  # bytes of UB the generated buffers may take (910B has 192 KB; APIs use some)
 
 # Ops in the lowering tables that only serve others (sizes, constants) or stay views in eager code

@@ -341,6 +341,8 @@ def _pow(lo: Lowering, node, x, exponent):
     if p == int(p) and abs(p) <= 8:
         result = _int_power(lo, lo.tensor(x), int(abs(p)))
         return _reciprocal_of(lo, result, consume=True) if p < 0 else result
+    if p == int(p):  # the sign of a negative base's odd power, as C's pow gives it
+        return _pow_tensor(lo, node, x, Val("scalar", float_literal(p)))
     result = lo.unary("Ln", x)  # x ** p = exp(p * ln x): NaN for x < 0, as torch gives for non-integer p
     lo.emit(f"Muls({result.expr}, {result.expr}, {float_literal(p)}, {lo.N});")
     lo.emit(f"Exp({result.expr}, {result.expr}, {lo.N});")
@@ -478,12 +480,14 @@ def _tanh(lo: Lowering, node, x):
 
 
 def _softplus_of(lo: Lowering, z: Val) -> Val:
-    """log(1 + exp(z)) = max(z, 0) + log(1 + exp(-|z|)), stable for large |z|."""
+    """log(1 + exp(z)) = max(z, 0) + log1p(exp(-|z|)), stable for large |z| (and exp(z) itself, not 0, far below 0:
+    a decay exp(-A * softplus(z)) stays 0 instead of becoming 0 * inf)."""
     a = lo.unary("Abs", z)
     lo.emit(f"Muls({a.expr}, {a.expr}, -1.0f, {lo.N});")
     lo.emit(f"Exp({a.expr}, {a.expr}, {lo.N});")
-    lo.emit(f"Adds({a.expr}, {a.expr}, 1.0f, {lo.N});")
-    lo.emit(f"Ln({a.expr}, {a.expr}, {lo.N});")
+    result = log1p_of(lo, a)
+    lo.release(a)
+    a = result
     m = lo.with_scalar("Maxs", z, Val("scalar", "0.0f"))
     lo.emit(f"Add({a.expr}, {a.expr}, {m.expr}, {lo.N});")
     lo.release(m)
@@ -491,13 +495,15 @@ def _softplus_of(lo: Lowering, z: Val) -> Val:
 
 
 def _softplus(lo: Lowering, node, x, beta=1, threshold=20):
+    """log(1 + exp(beta * x)) / beta, and x itself where beta * x > threshold (as torch's)."""
     x = lo.tensor(x)
-    if beta == 1:
-        return _softplus_of(lo, x)
-    z = lo.with_scalar("Muls", x, lo.scalar(beta))
+    z = x if beta == 1 else lo.with_scalar("Muls", x, lo.scalar(beta))
     result = _softplus_of(lo, z)
-    lo.release(z)
-    lo.emit(f"Muls({result.expr}, {result.expr}, {float_literal(1.0 / beta)}, {lo.N});")
+    if beta != 1:
+        lo.emit(f"Muls({result.expr}, {result.expr}, {float_literal(1.0 / beta)}, {lo.N});")
+    _select_into(lo, result, _mask_of(lo, "GT", z, lo.scalar(threshold)), x, result)
+    if z is not x:
+        lo.release(z)
     return result
 
 
@@ -595,11 +601,11 @@ def _gelu(lo: Lowering, node, x, approximate="none"):
 
 
 def _elu(lo: Lowering, node, x, alpha=1.0, scale=1.0, input_scale=1.0):
-    """scale * (max(x, 0) + min(alpha * (exp(input_scale * x) - 1), 0))."""
+    """scale * (max(x, 0) + min(alpha * expm1(input_scale * x), 0))."""
     x = lo.tensor(x)
-    e = lo.with_scalar("Muls", x, lo.scalar(input_scale))
-    lo.emit(f"Exp({e.expr}, {e.expr}, {lo.N});")
-    lo.emit(f"Adds({e.expr}, {e.expr}, -1.0f, {lo.N});")
+    scaled = lo.with_scalar("Muls", x, lo.scalar(input_scale))
+    e = expm1_of(lo, scaled)
+    lo.release(scaled)
     lo.emit(f"Muls({e.expr}, {e.expr}, {float_literal(float(alpha))}, {lo.N});")
     lo.emit(f"Mins({e.expr}, {e.expr}, 0.0f, {lo.N});")
     positive = lo.with_scalar("Maxs", x, Val("scalar", "0.0f"))
@@ -661,8 +667,12 @@ def _leaky_relu(lo: Lowering, node, x, slope=0.01):
 
 
 def _to_copy(lo: Lowering, node, x, dtype=None, **_):
-    if dtype is None or dtype == torch.float32 or x.kind == "scalar":
+    if x.kind == "mask":
+        return _mask_to(lo, x, dtype)
+    if dtype is None or dtype == torch.float32:
         return x
+    if x.kind == "scalar":  # rounded through the narrow type like a tile (0.1 as half is 0.0999755859375)
+        x = lo.splat(x)
     if dtype not in CTYPES:
         raise UnsupportedFunction(f"conversion to {dtype} is not supported by the built-in generator")
     # round through the narrower type, as torch does, then continue in float
@@ -672,6 +682,18 @@ def _to_copy(lo: Lowering, node, x, dtype=None, **_):
     lo.emit(f"Cast({wide.expr}, {narrow.expr}.ReinterpretCast<{ctype}>(), RoundMode::CAST_NONE, {lo.N});")
     lo.release(narrow)
     return wide
+
+
+def _mask_to(lo: Lowering, mask: Val, dtype) -> Val:
+    """A comparison converted: 1.0 / 0.0 in a float tile (exact in every float type), or the mask itself as bool."""
+    if dtype in (None, torch.bool):
+        return mask
+    if dtype not in (torch.float32, torch.float16, torch.bfloat16):
+        raise UnsupportedFunction(f"conversion of a comparison to {dtype} is not supported by the built-in generator")
+    ones, out = lo.splat(Val("scalar", "1.0f")), lo.temp()
+    _select_into(lo, out, mask, ones, Val("scalar", "0.0f"), consume_mask=False)
+    lo.release(ones)
+    return out
 
 
 _CMP = {"gt": "GT", "lt": "LT", "ge": "GE", "le": "LE", "eq": "EQ", "ne": "NE"}
@@ -1017,10 +1039,50 @@ def _reduces_only_ones(node) -> bool:
     return rank > 0 and all(shape[d] == 1 for d in reduced)
 
 
-def _log1p(lo: Lowering, node, x):
-    result = lo.with_scalar("Adds", lo.tensor(x), Val("scalar", "1.0f"))
-    lo.emit(f"Ln({result.expr}, {result.expr}, {lo.N});")
+def log1p_of(lo: Lowering, x: Val) -> Val:
+    """log(1 + x) to float32's relative precision for tiny x too: log(u) * x / (u - 1) with u = 1 + x rounded
+    (Goldberg, "What every computer scientist should know about floating-point arithmetic", thm. 4); x itself where
+    u rounds to 1, and inf at inf. Ln(1 + x) alone is 0 below 6e-8 and off by up to eps / x above."""
+    x = lo.tensor(x)
+    u = lo.with_scalar("Adds", x, Val("scalar", "1.0f"))
+    d = lo.with_scalar("Adds", u, Val("scalar", "-1.0f"))
+    result = lo.unary("Ln", u)
+    ratio = lo.binary("Div", x, d)
+    lo.emit(f"Mul({result.expr}, {result.expr}, {ratio.expr}, {lo.N});")
+    lo.release(ratio)
+    _select_into(lo, result, _mask_of(lo, "EQ", d, Val("scalar", "0.0f")), x, result)
+    lo.release(d)
+    _select_into(lo, result, _mask_of(lo, "EQ", u, Val("scalar", float_literal(math.inf))), u, result)
+    lo.release(u)
     return result
+
+
+def expm1_of(lo: Lowering, x: Val) -> Val:
+    """exp(x) - 1 to float32's relative precision for small x too: (u - 1) * x / log(u) with u = exp(x) rounded
+    (Kahan's), x where u rounds to 1; u - 1 itself for |x| >= 0.5 (where it is exact enough, and u may be subnormal
+    or infinite)."""
+    x = lo.tensor(x)
+    u = lo.unary("Exp", x)
+    result = lo.with_scalar("Adds", u, Val("scalar", "-1.0f"))
+    corrected = lo.binary("Mul", result, x)
+    log_u = lo.unary("Ln", u)
+    lo.emit(f"Div({corrected.expr}, {corrected.expr}, {log_u.expr}, {lo.N});")
+    lo.release(log_u)
+    _select_into(lo, corrected, _mask_of(lo, "EQ", u, Val("scalar", "1.0f")), x, corrected)
+    lo.release(u)
+    magnitude = lo.unary("Abs", x)
+    _select_into(lo, result, _mask_of(lo, "LT", magnitude, Val("scalar", "0.5f")), corrected, result)
+    lo.release(magnitude)
+    lo.release(corrected)
+    return result
+
+
+def _log1p(lo: Lowering, node, x):
+    return log1p_of(lo, x)
+
+
+def _expm1(lo: Lowering, node, x):
+    return expm1_of(lo, x)
 
 
 def _hardswish(lo: Lowering, node, x):
@@ -1084,7 +1146,7 @@ HANDLERS = {
     "aten.flip.default": _flip,
     "aten.var.correction": _var,
     "aten.linalg_vector_norm.default": _vector_norm,
-    "aten.log1p.default": _log1p,
+    "aten.log1p.default": _log1p, "aten.expm1.default": _expm1,
     "aten.expand.default": lambda lo, node, x, size: x,  # broadcasting is what a value's kind already does
     "aten.hardswish.default": _hardswish,
     "aten._softmax.default": _softmax,

@@ -51,7 +51,8 @@ _FLOAT_UNARY = {
     "relu": lambda lo, x: lo.unary("Relu", x),
     "sigmoid": flt._sigmoid_of,
     "tanh": flt._tanh_of,
-    "log1p": lambda lo, x: flt._log1p(lo, None, x),
+    "log1p": flt.log1p_of,
+    "expm1": flt.expm1_of,
 }
 _LIBRARY_UNARY = {"sin": "Sin", "cos": "Cos", "tan": "Tan", "asin": "Asin", "acos": "Acos", "atan": "Atan",
                   "sinh": "Sinh", "cosh": "Cosh", "erf": "Erf", "erfc": "Erfc", "floor": "Floor", "ceil": "Ceil",
@@ -360,10 +361,6 @@ class PassValues:
                             _literal(args[1]))
         if op == "where":
             return self._where(node)
-        if op == "expm1":
-            out = lo.unary("Exp", args[0])
-            lo.emit(f"Adds({out.expr}, {out.expr}, -1.0f, count);")
-            return out
         if op == "round":
             return self._round_half_even(args[0])
         if op == "sign":
