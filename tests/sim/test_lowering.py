@@ -443,6 +443,20 @@ def test_a_large_integer_power_of_a_negative_base_is_finite():
 
 
 @unit
+@pytest.mark.parametrize("base", [10000.0, 19342.5, 0.37, 2.0])
+def test_a_constant_base_power_is_within_two_ulps(base):
+    """10000 ** (-2i / d), rope's inverse frequencies: exp(y * ln base) alone is |y ln base| ulps off, which every
+    angle t * inv_freq then carries into its sin and cos."""
+    lowering = lower(lambda e: base ** e, [x(4, 16)])
+    e = torch.cat([torch.linspace(-4, 4, 60), torch.tensor([0.0, math.inf, -math.inf, math.nan])]).reshape(4, 16)
+    got, want = interpret(lowering, [e]), base ** e
+    finite = want.isfinite() & (want != 0)
+    assert torch.equal(got[~finite].nan_to_num(7.0), want[~finite].nan_to_num(7.0))
+    ulps = (got[finite].view(torch.int32) - want[finite].view(torch.int32)).abs()
+    assert ulps.max() <= 2, ulps.max()
+
+
+@unit
 def test_a_scalar_base_with_tensor_exponents_follows_cs_pow():
     lowering = lower(lambda a: 2 ** a, [x(4, 8)])
     a = torch.tensor([0.0, 1.0, -1.0, 0.5, 10.0, math.inf, -math.inf, math.nan]).repeat(4, 1)

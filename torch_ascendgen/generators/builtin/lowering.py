@@ -13,6 +13,7 @@ that stay finite where torch's result is finite.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -358,6 +359,9 @@ def _pow_tensor(lo: Lowering, node, x, exponent):
     Integer-valued means trunc(y) == y (infinities count as even integers).
     """
     base, power = lo.scalar(x), lo.scalar(exponent)
+    constant = literal_value(base)
+    if power.kind != "scalar" and constant is not None and math.isfinite(constant) and 0 < constant != 1:
+        return _pow_of_constant_base(lo, constant, power)
     x, y = lo.tensor(base), lo.tensor(power)
     result = _pow_of_magnitude(lo, x, y)
     factor, scratch, integer = _odd_integer_sign(lo, y)
@@ -368,6 +372,66 @@ def _pow_tensor(lo: Lowering, node, x, exponent):
     for splatted, original in ((x, base), (y, power)):
         if splatted is not original:
             lo.release(splatted)
+    return result
+
+
+_LITERAL = re.compile(r"(?:static_cast<float>)?\(*(-?[0-9.]+(?:e[-+]?[0-9]+)?f|-?1\.0f/0\.0f|0\.0f/0\.0f)\)*")
+
+
+def literal_value(value: Val) -> float | None:
+    """The number a scalar Val's C++ literal holds (float_literal's forms), else None."""
+    if value.kind != "scalar":
+        return None
+    found = _LITERAL.fullmatch(value.expr.replace(" ", ""))
+    if found is None:
+        return None
+    number = found.group(1)
+    return {"1.0f/0.0f": math.inf, "-1.0f/0.0f": -math.inf, "0.0f/0.0f": math.nan}.get(number) or float(
+        number.rstrip("f"))
+
+
+def _float32(value: float) -> float:
+    return float(torch.tensor(value, dtype=torch.float32))
+
+
+def _split_float32(value: float) -> tuple[float, float]:
+    """A float32 value as two halves of 12 significant bits each (Dekker's split, in float32 arithmetic)."""
+    scaled = _float32(value * 4097.0)
+    high = _float32(scaled - _float32(scaled - value))
+    return high, _float32(value - high)
+
+
+def _pow_of_constant_base(lo: Lowering, base: float, y: Val) -> Val:
+    """base ** y for a positive constant base (rope's inverse frequencies, 10000 ** (-2i / d)) to about an ulp:
+    exp(y * ln(base)) with ln(base) taken in double on the host as hi + lo and the product's rounding error
+    recovered exactly (Dekker's two-product), exp(p + e) = exp(p) * (1 + e). Exp(y * Ln(base)) alone is off by
+    |y ln base| ulps, which an angle t * inv_freq then carries into every sin and cos."""
+    log_base = math.log(_float32(base))
+    log_high = _float32(log_base)
+    log_low = _float32(log_base - log_high)
+    head, tail = _split_float32(log_high)
+    n = lo.N
+    y = lo.tensor(y)
+    product = lo.with_scalar("Muls", y, Val("scalar", float_literal(log_high)))
+    y_head, y_tail = lo.with_scalar("Muls", y, Val("scalar", "4097.0f")), lo.temp()
+    lo.emit(f"Sub({y_tail.expr}, {y_head.expr}, {y.expr}, {n});")
+    lo.emit(f"Sub({y_head.expr}, {y_head.expr}, {y_tail.expr}, {n});")  # y's high 12 bits
+    lo.emit(f"Sub({y_tail.expr}, {y.expr}, {y_head.expr}, {n});")  # and the rest
+    error, term = lo.with_scalar("Muls", y_head, Val("scalar", float_literal(head))), lo.temp()
+    lo.emit(f"Sub({error.expr}, {error.expr}, {product.expr}, {n});")
+    for part, factor in ((y_head, tail), (y_tail, head), (y_tail, tail), (y, log_low)):
+        lo.emit(f"Muls({term.expr}, {part.expr}, {float_literal(factor)}, {n});")
+        lo.emit(f"Add({error.expr}, {error.expr}, {term.expr}, {n});")
+    lo.release(y_head)
+    lo.release(y_tail)
+    result = lo.unary("Exp", product)
+    lo.release(product)
+    lo.emit(f"Mul({term.expr}, {result.expr}, {error.expr}, {n});")
+    lo.emit(f"Add({term.expr}, {term.expr}, {result.expr}, {n});")
+    # an infinite or huge y makes the corrected value NaN: exp(p) itself is then the answer (0, inf)
+    _select_into(lo, result, _mask_of(lo, "EQ", term, term), term, result)
+    lo.release(error)
+    lo.release(term)
     return result
 
 

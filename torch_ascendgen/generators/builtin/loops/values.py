@@ -712,10 +712,7 @@ def _storage_int(dtype: torch.dtype) -> torch.dtype:
 
 
 def _literal(value: Val):
-    try:
-        return float(value.expr.rstrip("f"))
-    except ValueError:
-        return None
+    return flt.literal_value(value)
 
 
 __all__ = ["Tiles", "PassValues", "value_class", "GM_TYPES", "SCALAR_TYPES", "FLOATS", "ints", "halves",
