@@ -30,6 +30,7 @@ from torch_ascendgen.errors import AscendGenWarning, ModelUnavailable, Unsupport
 from torch_ascendgen.evaluate.search import SearchResult, search
 from torch_ascendgen.evaluate.verify import Tolerance, task_input_sets, verify_loaded
 from torch_ascendgen.generators.builtin.generator import VERSION as BUILTIN_VERSION
+from torch_ascendgen.generators.builtin.generator import fallback_builtin as generate_fallback
 from torch_ascendgen.generators.builtin.generator import generate_builtin as generate
 from torch_ascendgen.generators.llm.prompts import PROMPT_VERSION
 from torch_ascendgen.records import GENERATORS, Options
@@ -199,7 +200,13 @@ def _builtin_search(task: KernelTask, reference: Callable, options: Options, tar
     seed = SeedStore().lookup(task.key)
     candidates = [_seed_candidate(seed)] if seed else []
     candidates += generate(task, options.variants)
-    return _search_with_progress(task, reference, candidates, options, target, worker)
+    result = _search_with_progress(task, reference, candidates, options, target, worker)
+    if result.winner is None:
+        fallback = generate_fallback(task, options.variants, candidates)
+        if fallback:
+            more = _search_with_progress(task, reference, fallback, options, target, worker)
+            result = SearchResult(result.records + more.records)
+    return result
 
 
 def _create_with_model(task: KernelTask, reference: Callable, options: Options, target: Target, cache: KernelCache,

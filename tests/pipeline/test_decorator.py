@@ -318,3 +318,21 @@ def test_a_corrupt_cache_entry_is_detected_and_rebuilt(tmp_path):
     meta.write_text("{not json")
     third = _run_script(SCRIPT, tmp_path)
     assert third.returncode == 0 and "ORIGIN search" in third.stdout, third.stderr
+
+
+def test_when_every_template_kernel_fails_verification_the_general_lowering_gets_its_turn(tmp_path, monkeypatch):
+    from torch_ascendgen.generators.builtin import generator
+
+    real = generator._template_candidates
+
+    def wrong_templates(task, variants):  # a template that gets the function wrong: another function's kernel
+        return real(capture(lambda x, y: x * y + 1, [torch.randn(4, 64), torch.randn(4, 64)]), variants)
+
+    monkeypatch.setattr(generator, "_template_candidates", wrong_templates)
+    fast = ascend_kernel(lambda x, y: x * y - 1, variants=1, cache_dir=tmp_path, progress=False, strict=True)
+    x, y = torch.randn(8, 64), torch.randn(8, 64)
+    torch.testing.assert_close(fast(x, y), x * y - 1)
+    (kernel,) = fast.kernels()
+    candidates = kernel.entry.meta["candidates"]
+    assert [c["ok"] for c in candidates] == [False, True], candidates
+    assert kernel.entry.meta["generator"].startswith("builtin-loops-")

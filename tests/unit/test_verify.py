@@ -324,6 +324,42 @@ def test_a_candidate_much_less_exact_than_the_original_still_fails():
     assert not verdict.ok and verdict.kind == "values"
 
 
+def _next_to_half_midpoints() -> InputSet:
+    """float32 activations, one in a hundred a float32 ulp below the midpoint of two neighbouring float16 values
+    (the rest half values), and a float32 weight."""
+    torch.manual_seed(5)
+    x = torch.randn(64, 256).half()
+    upper = torch.nextafter(x, torch.full_like(x, math.inf)).float()
+    below_midpoint = torch.nextafter((x.float() + upper) / 2, torch.tensor(-math.inf))
+    x = torch.where(torch.rand(64, 256) < 0.01, below_midpoint, x.float())
+    return InputSet("next to midpoints", (x, torch.rand(256) + 0.5))
+
+
+def _rounded_through_half(x, weight):
+    return weight * x.to(torch.float16).float()  # LlamaRMSNorm's `weight * hidden.to(input_dtype)`
+
+
+def test_an_intermediate_rounding_may_fall_on_the_other_side_of_a_tie():
+    """A kernel whose float32 value is two ulps off rounds through float16 the other way where the value sits at a
+    midpoint: one float16 ulp in a float32 output, as far from the exact (unrounded) result as the original."""
+    def two_ulps_up(x, weight):
+        return _rounded_through_half(x * (1 + 2 ** -22), weight)
+
+    input_set = _next_to_half_midpoints()
+    flipped = two_ulps_up(*input_set.tensors) != _rounded_through_half(*input_set.tensors)
+    assert 0 < flipped.float().mean() < 0.02  # the premise: the midpoints, and only they, round the other way
+    verdict = check(_rounded_through_half, two_ulps_up, input_set)
+    assert verdict.ok, verdict.reason
+
+
+def test_a_kernel_that_rounds_through_half_the_wrong_way_everywhere_fails():
+    def rounds_up(x, weight):
+        return _rounded_through_half(x * (1 + 2 ** -11), weight)
+
+    verdict = check(_rounded_through_half, rounds_up, _next_to_half_midpoints())
+    assert not verdict.ok and verdict.kind == "values"
+
+
 def test_tolerances_are_dtype_aware_and_integers_exact():
     f32, f16, bf16 = (default_tolerance(d) for d in (torch.float32, torch.float16, torch.bfloat16))
     assert f32.rtol < f16.rtol < bf16.rtol and f32.atol < f16.atol < bf16.atol

@@ -24,6 +24,7 @@ from torch_ascendgen.capture import KernelTask
 from torch_ascendgen.errors import UnsupportedFunction
 from torch_ascendgen.generators.builtin.looped import emit_looped, plan_looped
 from torch_ascendgen.generators.builtin.looped import ub_bytes as looped_ub_bytes
+from torch_ascendgen.generators.builtin.loops import VERSION as LOOPS_VERSION
 from torch_ascendgen.generators.builtin.loops import generate_loops
 from torch_ascendgen.generators.builtin.lowering import CTYPES, Lowering, Val, bool_condition_input, io_lines, widen
 from torch_ascendgen.generators.builtin.ops import REDUCTIONS, reduced_dims
@@ -73,6 +74,18 @@ def generate_builtin(task: KernelTask, variants: int) -> list[Candidate]:
             return generate_loops(task, variants, UB_BUDGET)
         except UnsupportedFunction as loops_failure:
             raise UnsupportedFunction(f"{loops_failure} (and the templates: {template_failure})") from None
+
+
+def fallback_builtin(task: KernelTask, variants: int, failed: list[Candidate]) -> list[Candidate]:
+    """The general lowering's candidates for ``task`` when every one of generate_builtin's (``failed``) failed
+    verification and none was the general lowering's: a template's hand-written math (an edge value it gets wrong)
+    then costs a search round, not the kernel. [] when there is nothing else to try."""
+    if not failed or any(candidate.generator == LOOPS_VERSION for candidate in failed):
+        return []
+    try:
+        return generate_loops(task, variants, UB_BUDGET)
+    except UnsupportedFunction:
+        return []
 
 
 def _template_candidates(task: KernelTask, variants: int) -> list[Candidate]:
