@@ -125,6 +125,13 @@ __aicore__ inline int64_t CheckedMod(int64_t a, int64_t b)
     return ModI(a, b);
 }
 
+__aicore__ inline int64_t CheckedTruncMod(int64_t a, int64_t b)  // C's %, fmod's integer form: the dividend's sign
+{
+    if (b == 0) Trap();
+    if (b == -1) return 0;
+    return a % b;
+}
+
 __aicore__ inline int64_t ShiftLeftI(int64_t a, int64_t b)
 {
     return (b < 0 || b >= 64) ? 0 : static_cast<int64_t>(static_cast<uint64_t>(a) << b);

@@ -76,3 +76,6 @@ def test_a_data_dependent_output_size_cannot_be_a_kernel():
 
     with pytest.raises(UnsupportedFunction, match="depends on the values"):
         capture(lambda x: x[x > 0] * 2, [torch.randn(4, 8)])
+    with pytest.raises(UnsupportedFunction, match="depends on the values"):  # an unbacked size inside the graph
+        capture(lambda ids, bias: bias + torch.bincount(ids.flatten(), minlength=64).float().sign(),
+                [torch.randint(0, 64, (16, 2)), torch.randn(64)])

@@ -83,3 +83,17 @@ def test_constants_hold_their_values_in_every_set():
     task = capture(lambda x: x * torch.tensor([1.0, -2.0, 3.0]), [torch.randn(5, 3)])
     for input_set in _every_set(task):
         assert torch.equal(input_set.tensors[1], torch.tensor([1.0, -2.0, 3.0])), input_set.name
+
+
+def test_divisors_the_call_held_without_zeros_are_drawn_without_zeros_both_ends_kept():
+    a = torch.randint(-100, 100, (64,), dtype=torch.int32)
+    b = torch.tensor([-9, 9, -1, 1] * 16, dtype=torch.int32)
+    task = capture(lambda a, b: torch.floor_divide(a, b), [a, b])
+    for input_set in _every_set(task):
+        divisors = input_set.tensors[1]
+        assert not bool((divisors == 0).any()), input_set.name
+        torch.floor_divide(*input_set.tensors)  # the original accepts every set
+    drawn = set(_every_set(task)[0].tensors[1].tolist())
+    assert {-9, 9} <= drawn and drawn & {-1, 1}
+    with_zero = capture(lambda a, b: a * b, [a, torch.tensor([-3, 0, 3, 1] * 16, dtype=torch.int32)])
+    assert any(bool((s.tensors[1] == 0).any()) for s in _every_set(with_zero))  # zeros where the call had them

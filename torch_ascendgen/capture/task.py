@@ -44,6 +44,7 @@ class ValueDomain:
     distinct: bool
     ordered: bool  # non-decreasing in memory order (offsets, sorted boundaries)
     bounds: tuple[tuple[str | int, bool], ...] = ()
+    nonzero: bool = False  # 0 lies between the ends but no value was 0 (a divisor): none is drawn
 
 
 def value_domain(tensor: torch.Tensor, bounds: tuple = ()) -> ValueDomain | None:
@@ -53,7 +54,9 @@ def value_domain(tensor: torch.Tensor, bounds: tuple = ()) -> ValueDomain | None
     flat = tensor.detach().reshape(-1).cpu()
     ordered = bool((flat[1:] >= flat[:-1]).all()) if flat.numel() > 1 else True
     distinct = torch.unique(flat).numel() == flat.numel()
-    return ValueDomain(int(flat.min()), int(flat.max()), distinct, ordered, tuple(bounds))
+    low, high = int(flat.min()), int(flat.max())
+    nonzero = low < 0 < high and not bool((flat == 0).any())
+    return ValueDomain(low, high, distinct, ordered, tuple(bounds), nonzero)
 
 
 @dataclass(frozen=True)

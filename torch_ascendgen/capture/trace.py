@@ -361,8 +361,7 @@ class _Description:
             binding = sizes.bind([spec.shape for spec in self.inputs], traced)
             failed = sizes.failing(self.guards, binding)
             wrong = [node for node in self.graph.graph.nodes if isinstance(node.meta.get("val"), torch.Tensor)
-                     and sizes.shape(node.meta["shape"], binding) != tuple(int(s.node.hint) if isinstance(
-                         s, torch.SymInt) else int(s) for s in node.meta["val"].shape)]
+                     and sizes.shape(node.meta["shape"], binding) != tuple(map(_traced_size, node.meta["val"].shape))]
         except ValueError as exc:
             raise NotExpressible(f"its sizes do not evaluate at the traced shapes: {exc}") from None
         if failed is not None or wrong:
@@ -505,3 +504,13 @@ def _collapsed_task(task: KernelTask, layout: collapse.Plan) -> KernelTask:
         outputs=tuple(described.spec(value) for value in outputs), category=_category(graph), specialized=False,
         traced_shapes=traced, graph=graph, output_tree=task.output_tree, guards=(), constants=constants,
         domains=task.domains, call=CallPattern(task.call.inputs, task.call.outputs, (), task_inputs, task.call.shapes))
+
+
+def _traced_size(size) -> int:
+    """A node's size at the traced shapes; UnsupportedFunction for one the trace could not know (an unbacked size:
+    bincount's, nonzero's)."""
+    if not isinstance(size, torch.SymInt):
+        return int(size)
+    if size.node.hint is None:
+        raise UnsupportedFunction(f"one of its sizes ({size.node.expr}) depends on the values of its inputs")
+    return int(size.node.hint)

@@ -400,24 +400,28 @@ class _NoRoom(Exception):
 def _domain_values(domain: ValueDomain, dtype: torch.dtype, shape: tuple[int, ...], generator: torch.Generator,
                    binding: Mapping[str, int], strict: bool) -> torch.Tensor:
     """Values inside ``domain``: uniform between its ends, both ends present (when there are two values or more),
-    distinct when the call's were, in order when the call's were. At shapes where a size the values index into is
-    smaller than the call's, the domain is cut to it (negative values to its negative, where they count from the
-    end). _NoRoom when that leaves no value (or, ``distinct``, too few); not ``strict`` (the call's own shapes): the
-    domain as recorded, without distinctness if need be."""
+    distinct when the call's were, in order when the call's were, never 0 when the call's were not (divisors). At
+    shapes where a size the values index into is smaller than the call's, the domain is cut to it (negative values
+    to its negative, where they count from the end). _NoRoom when that leaves no value (or, ``distinct``, too
+    few); not ``strict`` (the call's own shapes): the domain as recorded, without distinctness if need be."""
     low, high = _cut(domain, binding)
+    skip_zero = domain.nonzero and low < 0 < high  # drawn in [low, high - 1], then 0 and above moved up by one
+    high -= skip_zero
     count = math.prod(shape)
     distinct = domain.distinct and count > 1
     if high < low or distinct and high - low + 1 < count:
         if strict:
             raise _NoRoom(f"values in [{low}, {high}] for {count} elements")
         if high < low:
-            low, high = domain.low, domain.high
+            low, high = domain.low, domain.high - skip_zero
         distinct = distinct and high - low + 1 >= count
     if distinct:
         values = low + _distinct(high - low + 1, count, generator)
     else:
         values = torch.randint(low, high + 1, (count,), generator=generator, dtype=torch.int64)
     _with_ends(values, low, high, distinct, generator)
+    if skip_zero:
+        values += (values >= 0).to(values.dtype)
     if domain.ordered:
         values = values.sort().values
     return values.reshape(shape).to(dtype)

@@ -831,9 +831,7 @@ class PassWriter:
         if kind in ("sum", "max", "min", "any"):
             acc = self._accumulator(f"{_IDENTITY[kind]}")
             self.tiles.emit(self._fold_line(kind, acc, value))
-            result = self._across(kind, acc, number, node) if self.mode == "inner" else acc
-            if self.mode != "inner" and node.dtype in (torch.float16, torch.bfloat16):
-                result = self.values._round_float(result, node.dtype)
+            result = self._across(kind, acc, number, node) if self.mode == "inner" else self._lanes_of(acc, node)
             f.parts[node] = result
             v.values[node] = result
         elif kind in ("argmax", "argmin"):
@@ -844,6 +842,27 @@ class PassWriter:
             raise UnsupportedFunction(f"a {kind} reduction is not lowered yet")
         if value.kind != "scalar" and value is not v.values.get(value_node):
             t.release(value)
+
+    def _lanes_of(self, acc: Val, node: Node) -> Val:
+        """An outer reduction's float accumulator as the value class of its result, after the walk: rounded to a
+        half type, a bit mask for bools (any, all), int32 lanes for integers (sums of bools and small integers)."""
+        cls = self.values.cls(node)
+        if node.dtype in (torch.float16, torch.bfloat16):
+            return self.values._round_float(acc, node.dtype)
+        if cls == "M":
+            mask = self.tiles.temp("mask")
+            self.folds.finals[0].append(
+                f"CompareScalar({mask.expr}, {acc.expr}, 0.0f, CMPMODE::NE, (TILE + 63) / 64 * 64);")
+            return mask
+        if cls in ("I", "W"):
+            out = self.tiles.temp()
+            self.folds.finals[0].append(f"Cast({ints(out)}, {acc.expr}, RoundMode::CAST_RINT, TILE);")
+            if cls == "I":
+                return out
+            wide = self.tiles.temp("wide")  # an int64 count: exact in float below 2 ** 24 as the sum itself
+            self.folds.finals[0].append(f"Cast({wide.expr}, {ints(out)}, RoundMode::CAST_NONE, TILE);")
+            return wide
+        return acc
 
     def _fold_operand(self, node: Node, kind: str) -> Val:
         """The value a reduction folds, as a float tile (sums of bools and small integers are exact in float)."""

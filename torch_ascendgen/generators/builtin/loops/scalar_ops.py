@@ -77,7 +77,8 @@ def _integer(op: str, args: list[str], dtype: torch.dtype) -> str:
         "floordiv": lambda: f"{wrap}(CheckedFloorDiv({args[0]}, {args[1]}))",
         "truncdiv": lambda: f"{wrap}(CheckedTruncDiv({args[0]}, {args[1]}))",
         "remainder": lambda: f"{wrap}(CheckedMod({args[0]}, {args[1]}))",
-        "mod": lambda: f"{wrap}(CheckedMod({args[0]}, {args[1]}))",
+        "mod": lambda: f"{wrap}(CheckedTruncMod({args[0]}, {args[1]}))",  # Inductor's mod is C's %
+        "sign": lambda: f"{wrap}(int64_t(({args[0]}) > 0) - int64_t(({args[0]}) < 0))",
         "bitwise_and": lambda: f"{wrap}(int64_t({args[0]}) & int64_t({args[1]}))",
         "bitwise_or": lambda: f"{wrap}(int64_t({args[0]}) | int64_t({args[1]}))",
         "bitwise_xor": lambda: f"{wrap}(int64_t({args[0]}) ^ int64_t({args[1]}))",

@@ -690,10 +690,11 @@ _SCALAR_INT = {
     "mul": lambda a, b: f"(int64_t({a.expr}) * int64_t({b.expr}))",
     "maximum": lambda a, b: f"MaxI({a.expr}, {b.expr})",
     "minimum": lambda a, b: f"MinI({a.expr}, {b.expr})",
-    "floordiv": lambda a, b: f"FloorDivI({a.expr}, {b.expr})",
-    "remainder": lambda a, b: f"ModI({a.expr}, {b.expr})",
-    "mod": lambda a, b: f"ModI({a.expr}, {b.expr})",
-    "truncdiv": lambda a, b: f"(int64_t({a.expr}) / int64_t({b.expr}))",
+    # divisions checked: a zero divisor stops the kernel (PyTorch raises) instead of the process
+    "floordiv": lambda a, b: f"CheckedFloorDiv({a.expr}, {b.expr})",
+    "remainder": lambda a, b: f"CheckedMod({a.expr}, {b.expr})",
+    "mod": lambda a, b: f"CheckedTruncMod({a.expr}, {b.expr})",  # Inductor's mod is C's %
+    "truncdiv": lambda a, b: f"CheckedTruncDiv({a.expr}, {b.expr})",
     "neg": lambda a: f"(-int64_t({a.expr}))",
 }
 
