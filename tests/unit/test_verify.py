@@ -288,6 +288,20 @@ def test_a_reference_that_raises_is_an_error_not_a_verdict():
         check(reference, torch.relu, relu_sets()[0])
 
 
+def test_shapes_the_original_refuses_are_skipped_but_the_traced_ones_are_not():
+    def clamp_to_last_index(x):  # uint8 cannot hold shape[-1] - 1 past 256 columns: torch raises there
+        return x.clamp(0, x.shape[-1] - 1)
+
+    sets = sets_for(TensorSpec(torch.uint8, ("s0", "s1")), traced=[(8, 8)])
+    assert any(s.shapes[0][-1] > 256 for s in sets)
+    verdict = verify(clamp_to_last_index, clamp_to_last_index, sets)
+    assert verdict.ok and verdict.passed_shapes[0] == ((8, 8),) and all(s[0][-1] <= 256 for s in verdict.passed_shapes)
+    verdict = verify(clamp_to_last_index, lambda x: x.clamp(0, 6), sets)  # wrong where the original works
+    assert not verdict.ok
+    with pytest.raises(ReferenceFailed):  # at the traced shapes a refusal is the reference's error
+        check(lambda x: x.clamp(0, 1000), lambda x: x.clone(), sets[0])
+
+
 # --- tolerances ------------------------------------------------------------------------------------
 
 
@@ -400,7 +414,8 @@ def test_sets_cover_normal_edge_nonfinite_tail_and_many_block_shapes():
     kinds = [s.name.rsplit(" [", 1)[0] for s in sets]
     assert kinds == ["normal", "edge values", "inf and nan", "magnitudes", "break points", "tail", "tail",
                      "many blocks"]
-    assert [s.optional for s in sets] == [False, False, False, True, True, False, False, False]
+    # optional (skipped where the original refuses them): wide values, and shapes other than the traced ones
+    assert [s.optional for s in sets] == [False, False, False, True, True, True, True, True]
     assert len({s.name for s in sets}) == len(sets)
     normal = sets[0].tensors[0]
     assert (normal > 0).any() and (normal < 0).any()

@@ -127,6 +127,7 @@ def make_input_sets(
     fixed = fixed or {}
     sets = []
     plans = plan_input_sets(inputs, traced_shapes, outputs, generic=generic, budget=budget, guards=guards)
+    traced = {tuple(map(tuple, traced_shapes))}
     for index, plan in enumerate(plans):
         generator = torch.Generator().manual_seed((seed * 7919 + index) % (1 << 63))
         binding = bind([spec.shape for spec in inputs], plan.shapes) if domains else {}
@@ -139,7 +140,10 @@ def make_input_sets(
             )
         except _NoRoom:
             continue  # the domain of an integer input does not fit this set's shapes
-        sets.append(InputSet(f"{plan.label} {_shapes_text(plan.shapes)}", tensors, seed, plan.fill in _WIDE_FILLS))
+        # optional: skipped where the original itself refuses it (wide values; other shapes, e.g. a clamp to
+        # shape[-1] - 1 that overflows uint8 there: a call at such shapes is verified, and refused, on its own)
+        optional = plan.fill in _WIDE_FILLS or index > 0 and tuple(map(tuple, plan.shapes)) not in traced
+        sets.append(InputSet(f"{plan.label} {_shapes_text(plan.shapes)}", tensors, seed, optional))
     return sets
 
 
