@@ -69,6 +69,8 @@ VERIFIED = {
     "position_ids_from_a_mask": (lambda m: m.long().cumsum(-1) - 1, [torch.rand(4, 30) > 0.3]),
     "cumsum_along_rows_scaled": (lambda x: torch.cumsum(x, -1) * 2, [f(40, 300)]),
     "cumsum_of_a_mask_over_a_middle_dim": (lambda m: m.cumsum(1), [torch.rand(4, 30, 20) > 0.5]),
+    "one_hot_cumsum_over_tokens": (lambda ids: (ids[..., None] == torch.arange(8)).long().cumsum(-2),
+                                   [i(0, 8, 2, 64, dtype=torch.int64)]),  # strided stores from every core
     "trunc_div_and_fmod_of_ints": (lambda a, b: (torch.div(a, b, rounding_mode="trunc"), torch.fmod(a, b)),
                                    [i(-50, 50, 300), i(1, 9, 300) * (i(0, 2, 300) * 2 - 1)]),
     "sign_of_ints": (lambda x: torch.sign(x) * 3, [i(-5, 5, 4, 40, dtype=torch.int16)]),

@@ -6,6 +6,7 @@ import math
 
 import pytest
 import torch
+import torch.nn.functional as F
 
 from torch_ascendgen.capture import TensorSpec
 from torch_ascendgen.evaluate.verify import (
@@ -300,6 +301,20 @@ def test_shapes_the_original_refuses_are_skipped_but_the_traced_ones_are_not():
     assert not verdict.ok
     with pytest.raises(ReferenceFailed):  # at the traced shapes a refusal is the reference's error
         check(lambda x: x.clamp(0, 1000), lambda x: x.clone(), sets[0])
+
+
+def test_a_kernel_that_stops_where_the_original_raises_is_skipped_there_only():
+    from torch_ascendgen.evaluate.verify import judge_run
+    from torch_ascendgen.records import SetRun
+
+    def one_hot_of_argmax(x):  # classes past 8 at other widths: torch raises, a kernel traps
+        return F.one_hot(x.argmax(-1), 8)
+
+    sets = sets_for(*F32_MATRIX, traced=[(4, 8)])
+    wide = next(s for s in sets if s.optional and s.shapes[0][-1] > 8)
+    trapped = SetRun(error="SimulatorError: Trap() called")
+    assert judge_run(one_hot_of_argmax, wide, trapped).ok
+    assert not judge_run(one_hot_of_argmax, sets[0], trapped).ok  # at the traced shapes the original works
 
 
 # --- tolerances ------------------------------------------------------------------------------------

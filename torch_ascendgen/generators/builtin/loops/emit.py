@@ -774,13 +774,11 @@ class PassWriter:
         setup = self._lane_indirects(index)
         stored = _scalar_store_value(reader, v.cls(value_node), buffer.dtype)
         t.emit("VectorToScalar();")
-        if node.op == "store_add":  # one element at a time through UB, each an atomic add
-            t.emit(_atomic(node, f"for (uint32_t lane = 0; lane < count; ++lane) {{ {setup}OneToGm(one.ReinterpretCast"
-                                 f"<{ctype}>(), {_gm(name)}, {cexpr(self.at_lane(index))}, static_cast<{ctype}>("
-                                 f"{stored})); }}", ctype))
-            return
-        t.emit(f"for (uint32_t lane = 0; lane < count; ++lane) {{ {setup}{_gm(name)}.SetValue("
-               f"{cexpr(self.at_lane(index))}, static_cast<{ctype}>({stored})); }}")
+        # one element at a time through UB (an atomic add for store_add): a scalar SetValue would write back its
+        # whole 64-byte cache line over a neighbouring core's elements
+        t.emit(_atomic(node, f"for (uint32_t lane = 0; lane < count; ++lane) {{ {setup}OneToGm(one.ReinterpretCast"
+                             f"<{ctype}>(), {_gm(name)}, {cexpr(self.at_lane(index))}, static_cast<{ctype}>("
+                             f"{stored})); }}", ctype))
 
     def _scalar_store(self, node: Node) -> None:
         """A store of one value per item (per row of an inner reduction): staged in UB and copied out with the

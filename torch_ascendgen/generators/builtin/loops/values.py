@@ -192,6 +192,23 @@ class PassValues:
             return self._int_op(node, args)
         return self._lanewise(node)
 
+    def _op_device_assert_async(self, node: Node) -> Val:
+        """A check Inductor asks for (an index inside its tensor, one_hot's classes): the kernel stops, as PyTorch
+        raises, where the condition is false in any lane."""
+        condition = node.args[0]
+        value = self.operand(condition)
+        if value.kind == "scalar":
+            self.t.emit(f"if (!({value.expr})) Trap();")
+            return Val("scalar", "true")
+        if node.region:
+            raise UnsupportedFunction("a device assertion inside a masked region")
+        mask = self.tile(self._as_mask(condition, value), "M")
+        failed = self.t.temp("mask")
+        self.t.emit(f"Not({halves(failed)}, {halves(mask)}, MASK_BYTES / 2);")
+        self.t.emit(f"VectorToScalar(); if (AnyBit({failed.expr}, count)) Trap(); ScalarToVector();")
+        self.t.release(failed)
+        return Val("scalar", "true")
+
     # -- constants and conversions
     def _op_constant(self, node: Node) -> Val:
         value = node.args[0]
