@@ -10,7 +10,7 @@ The task: one captured before whose call pattern takes these tensors (same dtype
 guards, as torch.compile's guards decide), else a new capture on the target's host copies. The op takes the call's
 tensors: it reshapes them to the task's (a task collapsed to fewer dimensions), appends the task's constants, and
 shapes the outputs back. Calls with empty tensors are traced at their sizes: when every output is empty too, the
-op makes those outputs and launches nothing, else the kernel is that trace's own (a sum over an empty dimension).
+original makes them (nothing to compute), else the kernel is that trace's own (a sum over an empty dimension).
 """
 
 from __future__ import annotations
@@ -59,7 +59,8 @@ class Kernels:
         if any(t.numel() == 0 for t in tensors):
             task, binding = self._empty_task(function, tensors, target)
             if not any(math.prod(shape) for shape in task.call.output_shapes(binding)):
-                return self._nothing_to_compute(task, binding, tensors[0].device)
+                # the original makes them: eager's empty results are not always its meta shapes (pixel_unshuffle)
+                raise UnsupportedFunction("every output is empty: there is nothing for a kernel to compute")
         else:
             task, binding = self._task(function, tensors, target, family)
         reference = task.reference(function, [tuple(t.shape) for t in tensors])
@@ -112,17 +113,6 @@ class Kernels:
             raise UnsupportedFunction("its capture at empty sizes does not describe the call")
         return task, binding
 
-    @staticmethod
-    def _nothing_to_compute(task: KernelTask, binding: dict[str, int], device: torch.device) -> Kernel:
-        """Every output empty: an op that makes them without launching anything. (Empty inputs with outputs that are
-        not, a sum over an empty dimension, get a kernel of their own task: it writes the reduction's identity.)"""
-        shapes = task.call.output_shapes(binding)
-        dtypes = [spec.dtype for spec in task.call.outputs]
-
-        def empty(_: list[torch.Tensor]) -> list[torch.Tensor]:
-            return [torch.empty(shape, dtype=dtype, device=device) for shape, dtype in zip(shapes, dtypes)]
-
-        return Kernel(None, empty, task.output_tree, list)
 
 
 def _adapted(op: Callable, shapes: list | None, outputs: list | None, constants: list[torch.Tensor]) -> Callable:
