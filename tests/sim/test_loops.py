@@ -71,6 +71,8 @@ VERIFIED = {
     "cumsum_of_a_mask_over_a_middle_dim": (lambda m: m.cumsum(1), [torch.rand(4, 30, 20) > 0.5]),
     "one_hot_cumsum_over_tokens": (lambda ids: (ids[..., None] == torch.arange(8)).long().cumsum(-2),
                                    [i(0, 8, 2, 64, dtype=torch.int64)]),  # strided stores from every core
+    "int64_cumsum_along_rows": (lambda x: x.cumsum(-1) - 3, [i(-10 ** 12, 10 ** 12, 6, 300, dtype=torch.int64)]),
+    "int32_cumsum_over_a_middle_dim": (lambda x: x.cumsum(1), [i(-2 ** 30, 2 ** 30, 4, 30, 5)]),
     "trunc_div_and_fmod_of_ints": (lambda a, b: (torch.div(a, b, rounding_mode="trunc"), torch.fmod(a, b)),
                                    [i(-50, 50, 300), i(1, 9, 300) * (i(0, 2, 300) * 2 - 1)]),
     "sign_of_ints": (lambda x: torch.sign(x) * 3, [i(-5, 5, 4, 40, dtype=torch.int16)]),

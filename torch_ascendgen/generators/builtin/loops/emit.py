@@ -45,6 +45,7 @@ _IDENTITY = {"sum": "0.0f", "max": "(-1.0f / 0.0f)", "min": "(1.0f / 0.0f)", "an
 _REDUCE = {"sum": "ReduceSum", "max": "ReduceMax", "min": "ReduceMin", "any": "ReduceMax"}
 _EFFECTS = ("store", "store_add", "store_reduction", "reduction", "scan")
 _STORES = ("store", "store_add", "store_reduction")
+_CLASS_NAMES = {"F": "float", "I": "int32", "W": "int64", "M": "bool"}  # values.py's value classes, for messages
 # What SetAtomicAdd adds on Atlas A2/A3 (SetAtomicAdd.md)
 _ATOMIC_DTYPES = (torch.float32, torch.float16, torch.bfloat16, torch.int32, torch.int16, torch.int8)
 _FOLD_TILES = 4  # float tiles a reduction's folds use besides its accumulators (two, a work area, two masks)
@@ -1062,6 +1063,15 @@ class PassWriter:
             out = t.temp()
             t.emit(f"Adds({ints(out)}, {ints(acc)}, int32_t(0), count);")
             self.bounded.update(n for n in self.item.nodes if n is node or (n.op == "getitem" and n.args[0] is node))
+        elif kind == "add" and cls in ("I", "W") and v.cls(node) == "W":  # int64 running sums, lane by lane
+            acc, out = t.temp("wide"), t.temp("wide")  # acc is never given back: it lives through the walk
+            f.init.append(f"Duplicate({acc.expr}.ReinterpretCast<int32_t>(), int32_t(0), 2 * TILE);")
+            lane_value = f"{ints(value)}.GetValue(lane)" if cls == "I" else f"{value.expr}.GetValue(lane)"
+            t.emit("VectorToScalar();")
+            t.emit(f"for (uint32_t lane = 0; lane < count; ++lane) {{ const int64_t s = static_cast<int64_t>("
+                   f"static_cast<uint64_t>({acc.expr}.GetValue(lane)) + static_cast<uint64_t>({lane_value})); "
+                   f"{acc.expr}.SetValue(lane, s); {out.expr}.SetValue(lane, s); }}")
+            t.emit("ScalarToVector();")
         else:
             raise UnsupportedFunction(f"a scan with {kind} of {value_node.dtype} values is not lowered yet")
         f.parts[node] = (out,)
@@ -1091,9 +1101,16 @@ class PassWriter:
             step = (f"{{ carry{n} += {ints(value)}.GetValue(lane); "
                     f"{ints(out)}.SetValue(lane, static_cast<int32_t>(carry{n})); }}")
             self.bounded.update(x for x in self.item.nodes if x is node or (x.op == "getitem" and x.args[0] is node))
+        elif cls in ("I", "W") and kind == "add" and self.values.cls(node) == "W":  # an int64 running sum
+            t.release(out)
+            out = t.temp("wide")
+            lane_value = f"{ints(value)}.GetValue(lane)" if cls == "I" else f"{value.expr}.GetValue(lane)"
+            self.folds.declared.append(f"int64_t carry{n} = 0;")
+            step = (f"{{ carry{n} = static_cast<int64_t>(static_cast<uint64_t>(carry{n}) + static_cast<uint64_t>("
+                    f"{lane_value})); {out.expr}.SetValue(lane, carry{n}); }}")
         else:
-            raise UnsupportedFunction(f"a scan with {kind} of {value} values along the innermost dimension is not "
-                                      "lowered yet")
+            raise UnsupportedFunction(f"a scan with {kind} of {_CLASS_NAMES[cls]} values along the innermost "
+                                      "dimension is not lowered yet")
         t.emit("VectorToScalar();")
         t.emit(f"for (uint32_t lane = 0; lane < count; ++lane) {step}")
         t.emit("ScalarToVector();")
