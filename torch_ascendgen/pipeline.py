@@ -201,11 +201,13 @@ def _builtin_search(task: KernelTask, reference: Callable, options: Options, tar
     candidates = [_seed_candidate(seed)] if seed else []
     candidates += generate(task, options.variants)
     result = _search_with_progress(task, reference, candidates, options, target, worker)
-    if result.winner is None:
+    while result.winner is None:  # further rounds while the generator has others to try (generate_fallback)
         fallback = generate_fallback(task, options.variants, candidates)
-        if fallback:
-            more = _search_with_progress(task, reference, fallback, options, target, worker)
-            result = SearchResult(result.records + more.records)
+        if not fallback:
+            break
+        candidates += fallback
+        more = _search_with_progress(task, reference, fallback, options, target, worker)
+        result = SearchResult(result.records + more.records)
     return result
 
 

@@ -45,6 +45,9 @@ _IDENTITY = {"sum": "0.0f", "max": "(-1.0f / 0.0f)", "min": "(1.0f / 0.0f)", "an
 _REDUCE = {"sum": "ReduceSum", "max": "ReduceMax", "min": "ReduceMin", "any": "ReduceMax"}
 _EFFECTS = ("store", "store_add", "store_reduction", "reduction", "scan")
 _STORES = ("store", "store_add", "store_reduction")
+# loads read in place from their queue until the body ends; later ones are copied out at once (the VECIN queues of
+# a pass hold at most eight tensors at a time)
+_IN_PLACE_LOADS = 6
 _CLASS_NAMES = {"F": "float", "I": "int32", "W": "int64", "M": "bool"}  # values.py's value classes, for messages
 # What SetAtomicAdd adds on Atlas A2/A3 (SetAtomicAdd.md)
 _ATOMIC_DTYPES = (torch.float32, torch.float16, torch.bfloat16, torch.int32, torch.int16, torch.int8)
@@ -454,12 +457,17 @@ class PassWriter:
         ctype = GM_TYPES[node.dtype]
         first, last = interval
         offset = cexpr(self.at_lane_zero(index))
-        copy_in += [
+        lines = [
             f"{{ LocalTensor<{ctype}> tile = {queue}.AllocTensor<{ctype}>();",
             f"  const uint32_t a = {first}, b = {last};",
             f"  if (b > a) LoadLanes(tile, {_gm(name)}, {offset} + a, a, b - a);",
             f"  {queue}.EnQue(tile); }}",
         ]
+        if len(self.loads) <= _IN_PLACE_LOADS:
+            copy_in += lines  # issued before the body: the copies overlap the previous item's work
+        else:
+            for line in lines:  # past the queues' eight tensors: loaded where it is read, and freed at once
+                self.tiles.emit(line)
         return self._converted(node, queue)
 
     def _converted(self, node: Node, queue: str) -> Val:
@@ -469,9 +477,14 @@ class PassWriter:
         local = f"in{node.id}"
         t.emit(f"LocalTensor<{ctype}> {local} = {queue}.DeQue<{ctype}>();")
         cls = v.cls(node)
-        if node.dtype == torch.float32 or node.dtype == torch.int32:
+        if (node.dtype == torch.float32 or node.dtype == torch.int32) and len(self.dequeued) < _IN_PLACE_LOADS:
             self.dequeued.append((queue, local))  # read in place: freed at the end of the body
             return Val("full", local if node.dtype == torch.float32 else f"{local}.ReinterpretCast<float>()")
+        if node.dtype == torch.float32 or node.dtype == torch.int32:  # a 3x3 window's ninth load: copied, freed
+            out = t.temp()
+            t.emit(f"DataCopy({out.expr}, {local}.ReinterpretCast<float>(), (count + 7) / 8 * 8);")
+            t.emit(f"{queue}.FreeTensor({local});")
+            return out
         out = t.temp("wide" if cls == "W" else "mask" if cls == "M" else "full")
         self._widen(node, local, out, cls)
         t.emit(f"{queue}.FreeTensor({local});")  # converted: the queue's buffer is free again at once

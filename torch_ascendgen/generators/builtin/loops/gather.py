@@ -226,8 +226,10 @@ def vector_gather(writer, node: Node, fallback) -> Val | None:
     low, high = _extremes(t, as_float, guard)
     t.release(as_float)
     queue = w.span_queue(node.dtype)
-    t.emit(f"const int64_t {span}First = static_cast<int64_t>({low}), {span}Count = static_cast<int64_t>({high}) - "
-           f"{span}First + 1;")
+    # no lane under the mask (low > high, the fills): no span (casting the fills to int64 is undefined)
+    t.emit(f"const bool {span}Any = {low} <= {high};")
+    t.emit(f"const int64_t {span}First = {span}Any ? static_cast<int64_t>({low}) : 0, {span}Count = {span}Any ? "
+           f"static_cast<int64_t>({high}) - {span}First + 1 : 0;")
     t.emit(f"if ({span}Count > 0 && {span}Count <= {SPAN_TILES} * TILE) {{")
     t.emit(f"LocalTensor<{ctype}> {span} = {queue}.AllocTensor<{ctype}>();")
     t.emit(f"LoadLanes({span}, {w.gm_name(name)}, {cexpr(shared)} + {span}First, 0, "
