@@ -49,6 +49,7 @@ __aicore__ inline int64_t ModI(int64_t a, int64_t b)
     return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
 
+__aicore__ inline int64_t AbsI(int64_t a) { return a < 0 ? -a : a; }
 __aicore__ inline int64_t MinI(int64_t a, int64_t b) { return a < b ? a : b; }
 __aicore__ inline int64_t MaxI(int64_t a, int64_t b) { return a > b ? a : b; }
 __aicore__ inline int64_t CeilDivI(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -93,6 +94,7 @@ inline int64_t HostMod(int64_t a, int64_t b)
     return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
 
+inline int64_t HostAbs(int64_t a) { return a < 0 ? -a : a; }
 inline int64_t HostMin(int64_t a, int64_t b) { return a < b ? a : b; }
 inline int64_t HostMax(int64_t a, int64_t b) { return a > b ? a : b; }
 inline int64_t HostCeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }

@@ -59,6 +59,11 @@ def cexpr(expr) -> str:
         return _fold("MaxI", expr.args)
     if isinstance(expr, (f.Min, sympy.Min)):
         return _fold("MinI", expr.args)
+    if isinstance(expr, sympy.Abs):
+        return f"AbsI({cexpr(expr.args[0])})"
+    if type(expr).__name__ == "Where":  # torch.utils._sympy.functions.Where(condition, a, b): reflection padding
+        condition, a, b = expr.args
+        return f"({cexpr(condition)} ? {cexpr(a)} : {cexpr(b)})"
     if isinstance(expr, sympy.Piecewise):
         text = cexpr(expr.args[-1][0])
         for value, condition in reversed(expr.args[:-1]):

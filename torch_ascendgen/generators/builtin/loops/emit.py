@@ -178,7 +178,7 @@ def _tiling(program: Program, writers: list) -> str:
 
 def _host(text: str) -> str:
     return (text.replace("FloorDivI", "HostFloorDiv").replace("ModI", "HostMod").replace("MaxI", "HostMax")
-            .replace("MinI", "HostMin").replace("CeilDivI", "HostCeilDiv"))
+            .replace("MinI", "HostMin").replace("CeilDivI", "HostCeilDiv").replace("AbsI", "HostAbs"))
 
 
 class PassWriter:
