@@ -66,6 +66,11 @@ class UnsupportedFunction(AscendGenError):
     """A function cannot become a kernel (yet); the reason says why. It runs as the original."""
 
 
+class NothingToCompute(UnsupportedFunction):
+    """A call that needs no kernel: its outputs are all empty, or all views of its inputs (which eager makes
+    without copying). The original runs, quietly."""
+
+
 class ModelUnavailable(AscendGenError):
     """The model server could not be reached or refused the request; the message names the URL and the fix."""
 

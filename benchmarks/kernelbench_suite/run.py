@@ -35,11 +35,13 @@ exactly). A case is:
 - *kernel*: the call ran a verified kernel and raised no AscendGenWarning;
 - *empty*: an input is empty and so is every output: the original ran because there is nothing to compute
   (the decorator's rule); it counts as covered;
+- *view*: every output is a view of an input (a reshape, a permute, an unbind): the original ran because there
+  is nothing to compute either (eager's views copy nothing; the decorator's rule); it counts as covered;
 - *fallback*: the original function ran, with the reason (the warning's, or the one the decorator gave that
   signature before: it warns once per reason, so later cases are read from its dispatch table);
 - *error*: the wrapped call raised.
 
-A case is *covered* when it is kernel or empty; a problem is *kernel* when every case is covered, *correct* when
+A case is *covered* when it is kernel, empty or view; a problem is *kernel* when every case is covered, *correct* when
 every case's result matched. The report gives, per problem, its covered cases, the first call's time (capture,
 generation, build, verification) and the total over all cases; per category (and for the first 58 problems and
 the model-porting ones apart) the share of kernel problems, covered cases and correct problems; and the totals
@@ -83,7 +85,7 @@ DRAWS = 3  # a problem without CASES: get_inputs() drawn this many times (the fi
 TOLERANCES = {torch.float32: (1e-4, 1e-4), torch.float16: (1e-2, 1e-2), torch.bfloat16: (1e-2, 1e-2),
               torch.float64: (1e-7, 1e-7)}
 FLOAT8_RTOL = 0.125  # float8 outputs (quantisers) are compared in float32, within one step of e4m3's mantissa
-COVERED = ("kernel", "empty")  # the case statuses that count as covered by a kernel
+COVERED = ("kernel", "empty", "view")  # the case statuses that count as covered (see the module docstring)
 
 if str(HERE.parent.parent) not in sys.path:  # run from a checkout without installing the package
     sys.path.insert(0, str(HERE.parent.parent))
@@ -105,7 +107,7 @@ class CaseResult:
     """One call of the wrapped forward on one case's inputs."""
 
     label: str  # the inputs, e.g. "float16[2,0,64] int64[2]"
-    status: str  # "kernel", "empty", "fallback" or "error" (see the module docstring)
+    status: str  # "kernel", "empty", "view", "fallback" or "error" (see the module docstring)
     correct: bool
     seconds: float  # the wrapped call (the first case's includes capture, generation, build and verification)
     eager_seconds: float  # the original forward on the same inputs
@@ -286,8 +288,9 @@ def run_case(model: torch.nn.Module, wrapped, kernel_forward, inputs: list, othe
 
     label = describe(inputs)
     with torch.inference_mode():
+        reference_inputs = _clone(inputs)
         started = time.perf_counter()
-        expected = model(*_clone(inputs))
+        expected = model(*reference_inputs)
         eager_s = time.perf_counter() - started
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -318,6 +321,8 @@ def run_case(model: torch.nn.Module, wrapped, kernel_forward, inputs: list, othe
                         if isinstance(t, torch.Tensor))
         outcome.status = "empty" if empty_out else "fallback"
         outcome.reason = "" if empty_out else "an input is empty, so the original ran, but an output is not empty"
+    elif route == "original" and _views_of_inputs(expected, reference_inputs, model):
+        outcome.status = "view"
     elif route != "kernel" or not kernel_forward.kernels():
         outcome.status, outcome.reason = "fallback", "no kernel was used and no warning said why"
     return outcome
@@ -327,6 +332,14 @@ def _route(kernel_forward, model: torch.nn.Module, inputs: list) -> tuple[str, s
     """What the decorated forward ran for this call's signature (``KernelFunction.route``): ("kernel", ""),
     ("original", the reason, "" when quiet) or ("unseen", "")."""
     return kernel_forward.route(model, *inputs)
+
+
+def _views_of_inputs(expected, inputs: list, model: torch.nn.Module) -> bool:
+    """Whether every output of the original's call shares memory with an input (or a parameter or buffer)."""
+    tensors = [t for t in torch.utils._pytree.tree_leaves(inputs) if isinstance(t, torch.Tensor)]
+    storages = {t.untyped_storage().data_ptr() for t in [*tensors, *model.parameters(), *model.buffers()]}
+    outputs = [t for t in torch.utils._pytree.tree_leaves(expected) if isinstance(t, torch.Tensor)]
+    return bool(outputs) and all(t.untyped_storage().data_ptr() in storages for t in outputs)
 
 
 def _has_empty(inputs: list, model: torch.nn.Module) -> bool:
@@ -468,9 +481,9 @@ def verdict_lines(results: list[Result]) -> tuple[list[str], bool]:
 
 def report(results: list[Result]) -> str:
     statuses = [c.status for r in results for c in r.cases]
-    counts = ", ".join(f"{statuses.count(s)} {s}" for s in ("kernel", "empty", "fallback", "error"))
+    counts = ", ".join(f"{statuses.count(s)} {s}" for s in ("kernel", "empty", "view", "fallback", "error"))
     parts = [problem_table(results), "", summary_table(results), "",
-             f"cases: {counts} (covered: kernel, or empty with nothing to compute)"]
+             f"cases: {counts} (covered: kernel, or empty or view with nothing to compute)"]
     verdict, _ = verdict_lines(results)
     parts += verdict
     fallbacks = [r for r in results if r.status != "kernel"]

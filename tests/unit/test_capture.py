@@ -71,13 +71,34 @@ def test_a_decomposition_that_clamps_in_place_is_captured_without_mutation():
     (lambda x: x.add_(1), "in place"),
     (lambda x: x[0].mul_(2).sum(), "in place"),
     (lambda x: x.view(-1).add_(1).sum(), "in place"),
-    (lambda x: x, "returns one of its inputs"),
-    (lambda x: x.view(-1), "returns one of its inputs"),
+    (lambda x: x, "returns views of its inputs"),
+    (lambda x: x.view(-1), "returns views of its inputs"),
+    (lambda x: (x.view(-1), x * 2), "returns one of its inputs"),
     (lambda x: x.sum().item(), "non-tensor"),
 ])
 def test_what_cannot_be_a_kernel_says_why(function, reason):
     with pytest.raises(UnsupportedFunction, match=reason):
         capture(function, [torch.randn(3)])
+
+
+def test_a_function_of_views_only_is_nothing_to_compute_and_runs_quietly(tmp_path):
+    import warnings
+
+    from torch_ascendgen import AscendGenWarning, ascend_kernel
+    from torch_ascendgen.errors import NothingToCompute
+
+    def heads(x):  # qkv split into heads: views, no copy in eager
+        return x.view(x.shape[0], 3, -1).unbind(1)
+
+    with pytest.raises(NothingToCompute):
+        capture(heads, [torch.randn(4, 12)])
+    fast = ascend_kernel(heads, strict=True, cache_dir=tmp_path, progress=False)
+    x = torch.randn(4, 12)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", AscendGenWarning)
+        q, k, v = fast(x)
+    assert q.data_ptr() == x.data_ptr() and torch.equal(v, x.view(4, 3, 4)[:, 2])  # eager's own views
+    assert fast.route(x) == ("original", "")
 
 
 def test_a_closed_over_tensor_is_never_modified():

@@ -32,7 +32,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from torch_ascendgen.capture import collapse, domains, sizes
 from torch_ascendgen.capture.task import CallPattern, KernelTask, TensorSpec, ValueDomain, constant_digest, value_domain
-from torch_ascendgen.errors import NotExpressible, UnsupportedFunction
+from torch_ascendgen.errors import NotExpressible, NothingToCompute, UnsupportedFunction
 
 logger = logging.getLogger("torch_ascendgen")
 
@@ -268,11 +268,14 @@ def _outputs(graph: torch.fx.GraphModule) -> tuple[list, Any]:
         value = leaf.meta.get("val") if isinstance(leaf, torch.fx.Node) else leaf
         if not isinstance(value, torch.Tensor):
             raise UnsupportedFunction(f"it returns a non-tensor value ({type(value).__name__})")
-        if isinstance(leaf, torch.fx.Node) and _aliases_input(leaf):
-            raise UnsupportedFunction("it returns one of its inputs (or a view of one) instead of a new tensor")
         values.append(value)
     if not values:
         raise UnsupportedFunction("it returns no tensor")
+    views = [isinstance(leaf, torch.fx.Node) and _aliases_input(leaf) for leaf in leaves]
+    if all(views):
+        raise NothingToCompute("it returns views of its inputs, which eager makes without copying")
+    if any(views):
+        raise UnsupportedFunction("it returns one of its inputs (or a view of one) instead of a new tensor")
     return values, tree
 
 

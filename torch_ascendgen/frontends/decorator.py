@@ -22,7 +22,7 @@ import torch
 import torch.utils._pytree as pytree
 from torch.nn.utils.stateless import _reparametrize_module
 
-from torch_ascendgen.errors import AscendGenError, AscendGenWarning, UnsupportedFunction
+from torch_ascendgen.errors import AscendGenError, AscendGenWarning, NothingToCompute, UnsupportedFunction
 from torch_ascendgen.frontends import guard
 from torch_ascendgen.frontends.dispatch import Kernels
 from torch_ascendgen.pipeline import CompiledKernel, Options
@@ -148,12 +148,12 @@ class KernelFunction:
     # -- the slow path: once per signature
     def _prepare(self, args: tuple) -> _Route:
         """The route for this signature: a kernel, or (whatever fails, in default mode) the original function. A
-        call with an empty tensor that gets no kernel (one whose outputs are empty too: nothing to launch) runs the
-        original quietly, in strict mode too: there is nothing for a kernel to compute."""
+        call that needs no kernel (NothingToCompute: every output empty, or a view of an input), or has an empty
+        tensor and gets none, runs the original quietly, in strict mode too."""
         try:
             return self._kernel_route(args)
         except Exception as exc:  # noqa: BLE001 - default mode: the original function, never our exception
-            if _has_empty_tensor(args):
+            if isinstance(exc, NothingToCompute) or _has_empty_tensor(args):
                 return _Route(self._call_original)
             if self._options.strict:
                 raise guard.typed(exc) from exc

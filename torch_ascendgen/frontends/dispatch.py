@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 import torch
 
 from torch_ascendgen.capture import KernelTask, capture, value_domain
-from torch_ascendgen.errors import UnsupportedFunction
+from torch_ascendgen.errors import NothingToCompute, UnsupportedFunction
 from torch_ascendgen.pipeline import CompiledKernel, Options, compile_task, verify_shape
 from torch_ascendgen.targets.runtime import kernel_op
 from torch_ascendgen.targets.target import Target
@@ -60,7 +60,7 @@ class Kernels:
             task, binding = self._empty_task(function, tensors, target)
             if not any(math.prod(shape) for shape in task.call.output_shapes(binding)):
                 # the original makes them: eager's empty results are not always its meta shapes (pixel_unshuffle)
-                raise UnsupportedFunction("every output is empty: there is nothing for a kernel to compute")
+                raise NothingToCompute("every output is empty")
         else:
             task, binding = self._task(function, tensors, target, family)
         reference = task.reference(function, [tuple(t.shape) for t in tensors])
