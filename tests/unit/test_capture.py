@@ -101,6 +101,12 @@ def test_a_function_of_views_only_is_nothing_to_compute_and_runs_quietly(tmp_pat
     assert fast.route(x) == ("original", "")
 
 
+def test_nll_loss_takes_byte_targets_as_eager_does():
+    logits, target = torch.randn(8, 5).log_softmax(-1), torch.randint(0, 5, (8,), dtype=torch.uint8)
+    task = capture(lambda x, t: torch.nn.functional.nll_loss(x, t), [logits, target])
+    assert task.inputs[1].dtype == torch.uint8 and "gather" in task.graph_text
+
+
 def test_a_closed_over_tensor_is_never_modified():
     total = torch.zeros(3)
     with pytest.raises(UnsupportedFunction, match="in place"):

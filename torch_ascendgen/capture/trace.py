@@ -14,6 +14,7 @@ dimensions alike is collapsed to fewer (collapse.py).
 
 from __future__ import annotations
 
+import functools
 import logging
 import operator
 import threading
@@ -90,8 +91,27 @@ def _make_fx(function: Callable, tensors) -> torch.fx.GraphModule:
     """``function`` traced with symbolic sizes; tensors it holds itself (not among ``tensors``) become get_attr
     constants of the graph."""
     with fx_config.patch(use_duck_shape=False):
-        return make_fx(function, decomposition_table=core_aten_decompositions(), tracing_mode="symbolic",
+        return make_fx(function, decomposition_table=_decompositions(), tracing_mode="symbolic",
                        _allow_non_fake_inputs=True)(*tensors)
+
+
+@functools.cache
+def _decompositions() -> dict:
+    """Core ATen's decompositions, with nll_loss's taking the byte targets eager takes (its decomposition gathers
+    with them, and gather wants int64)."""
+    table = dict(core_aten_decompositions())
+    for op in (torch.ops.aten.nll_loss_forward.default, torch.ops.aten.nll_loss2d_forward.default):
+        if op in table:
+            table[op] = _with_int64_target(table[op])
+    return table
+
+
+def _with_int64_target(decomposition: Callable) -> Callable:
+    def decomposed(self, target, *args, **kwargs):
+        if target.dtype != torch.int64:
+            target = target.to(torch.int64)
+        return decomposition(self, target, *args, **kwargs)
+    return decomposed
 
 
 class _NoRealMutation(TorchDispatchMode):
