@@ -73,6 +73,7 @@ VERIFIED = {
                                    [i(0, 8, 2, 64, dtype=torch.int64)]),  # strided stores from every core
     "int64_cumsum_along_rows": (lambda x: x.cumsum(-1) - 3, [i(-10 ** 12, 10 ** 12, 6, 300, dtype=torch.int64)]),
     "int32_cumsum_over_a_middle_dim": (lambda x: x.cumsum(1), [i(-2 ** 30, 2 ** 30, 4, 30, 5)]),
+    "argmax_argmin_of_small_ints": (lambda x: (x.argmax(-1), x.argmin(1)), [i(-100, 100, 6, 40, dtype=torch.int8)]),
     "reflection_pad": (lambda x: F.pad(x, (3, 2, 1, 1), mode="reflect") * 2, [f(2, 3, 6, 9)]),
     "trunc_div_and_fmod_of_ints": (lambda a, b: (torch.div(a, b, rounding_mode="trunc"), torch.fmod(a, b)),
                                    [i(-50, 50, 300), i(1, 9, 300) * (i(0, 2, 300) * 2 - 1)]),

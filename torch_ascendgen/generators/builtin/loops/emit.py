@@ -888,7 +888,7 @@ class PassWriter:
             t.emit(f"Duplicate({out.expr}, 0.0f, count);")
             t.emit(f"Select({out.expr}, {value.expr}, onesF, {out.expr}, SELMODE::VSEL_TENSOR_TENSOR_MODE, count);")
             return out
-        if cls == "I" and self.small(node) and kind in ("sum", "max", "min", "any"):
+        if cls == "I" and self.small(node) and kind in ("sum", "max", "min", "any", "argmax", "argmin"):
             out = t.temp()
             t.emit(f"Cast({out.expr}, {ints(value)}, RoundMode::CAST_RINT, count);")
             return out
