@@ -426,12 +426,20 @@ def test_a_comparison_converted_to_float_is_a_full_tile_or_refused():
 @unit
 @pytest.mark.parametrize("exponent, expected_ops", [
     (1, ["Muls"]), (0.5, ["Sqrt"]), (-0.5, ["Sqrt", "Div"]), (3, ["Muls", "Mul", "Mul"]),
-    (-2, ["Muls", "Mul", "Div"]), (0, ["Duplicate"]), (1.7, ["Ln", "Muls", "Exp"]),
+    (-2, ["Muls", "Mul", "Div"]), (0, ["Duplicate"]), (1.7, ["Ln", "Muls", "Exp", "CompareScalar", "Select"]),
 ])
 def test_a_constant_power_takes_the_cheapest_exact_form(exponent, expected_ops):
     lowering = lower(lambda a: a ** exponent, [x(4, 8)])
     assert [op for op in ops(lowering) if op != "Duplicate" or exponent == 0] == expected_ops
     a = x(4, 8).abs() + 0.1 if exponent == 1.7 else x(4, 8)
+    assert_matches(interpret(lowering, [a]), a ** exponent)
+
+
+@unit
+@pytest.mark.parametrize("exponent", [1 / 3, -0.25])
+def test_a_fractional_power_of_minus_infinity_follows_cs_pow(exponent):
+    lowering = lower(lambda a: a ** exponent, [x(4, 8)])
+    a = torch.tensor([-math.inf, math.inf, -0.0, 0.0, -2.0, 2.0, math.nan, 1.0]).repeat(4, 1)
     assert_matches(interpret(lowering, [a]), a ** exponent)
 
 

@@ -347,6 +347,9 @@ def _pow(lo: Lowering, node, x, exponent):
     result = lo.unary("Ln", x)  # x ** p = exp(p * ln x): NaN for x < 0, as torch gives for non-integer p
     lo.emit(f"Muls({result.expr}, {result.expr}, {float_literal(p)}, {lo.N});")
     lo.emit(f"Exp({result.expr}, {result.expr}, {lo.N});")
+    # but (-inf) ** p is inf (p > 0) or 0 (p < 0), as C's pow gives it (lp_pool's sign(s) * |s| ** (1 / p))
+    at_minus_inf = Val("scalar", float_literal(math.inf if p > 0 else 0.0))
+    _select_into(lo, result, _mask_of(lo, "NE", x, Val("scalar", float_literal(-math.inf))), result, at_minus_inf)
     return result
 
 
