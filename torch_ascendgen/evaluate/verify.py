@@ -29,7 +29,6 @@ from dataclasses import dataclass, field, replace
 
 import torch
 import torch.utils._pytree as pytree
-from torch.utils._python_dispatch import TorchDispatchMode
 
 from torch_ascendgen import config
 from torch_ascendgen.capture import KernelTask, TensorSpec, ValueDomain
@@ -726,30 +725,6 @@ def _run_reference(reference_fn: Callable, input_set: InputSet) -> tuple[torch.T
     return outputs
 
 
-_NARROW_FLOATS = (torch.float32, torch.float16, torch.bfloat16)
-
-
-class _Float64Everywhere(TorchDispatchMode):
-    """Every float a reference makes or converts to is float64: the exact run keeps no rounding the function asks
-    for (``h.to(torch.float16)`` before a float32 weight, ``x.float()``). Its distance from the original's result
-    then includes those roundings, which a kernel may make on the other side of a tie (a value a float32 ulp from
-    a half-precision midpoint rounds either way), and a kernel that rounds less is never failed for it."""
-
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        kwargs = dict(kwargs or {})
-        if kwargs.get("dtype") in _NARROW_FLOATS:
-            kwargs["dtype"] = torch.float64
-        if func in (torch.ops.prims.convert_element_type.default, torch.ops.aten.to.dtype) and \
-                args[1] in _NARROW_FLOATS:
-            args = (args[0], torch.float64, *args[2:])
-        return func(*args, **kwargs)
-
-
-def _run_in_float64(reference_fn: Callable, input_set: InputSet) -> tuple[torch.Tensor, ...]:
-    with _Float64Everywhere():
-        return _run_reference(reference_fn, input_set)
-
-
 def _as_tensors(raw) -> tuple[torch.Tensor, ...] | None:
     if isinstance(raw, torch.Tensor):
         return (raw,)
@@ -849,7 +824,7 @@ def _exact_reference(reference_fn: Callable, input_set: InputSet, expected: tupl
         return None
     tensors = tuple(t.double() if t.is_floating_point() else t for t in input_set.tensors)
     try:
-        exact = _run_in_float64(reference_fn, InputSet(input_set.name, tensors))
+        exact = _run_reference(reference_fn, InputSet(input_set.name, tensors))
     except ReferenceFailed:
         return None
     if len(exact) != len(expected):
@@ -906,7 +881,7 @@ def _moved(reference_fn: Callable, input_set: InputSet, exact: tuple, index: int
     tensors = tuple(_perturbed(t, generator, keep_integers) if i == index
                     else t.to(torch.float64) if t.is_floating_point() else t for i, t in enumerate(input_set.tensors))
     try:
-        moved = _run_in_float64(reference_fn, InputSet(input_set.name, tensors))
+        moved = _run_reference(reference_fn, InputSet(input_set.name, tensors))
     except ReferenceFailed:
         return None
     del tensors
