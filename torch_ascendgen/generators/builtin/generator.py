@@ -78,17 +78,12 @@ def generate_builtin(task: KernelTask, variants: int) -> list[Candidate]:
 
 def fallback_builtin(task: KernelTask, variants: int, failed: list[Candidate]) -> list[Candidate]:
     """The next candidates for ``task`` when every one so far (``failed``) failed verification: the general
-    lowering's after the templates' (a template's hand-written math may get an edge wrong), then, for a task with
-    half-precision tensors, the general lowering's with those values kept in float32 between ops (eager rounds a
-    pointwise op's result, but its pooling and norm kernels accumulate in float32). [] when nothing is left."""
-    loops = [candidate for candidate in failed if candidate.generator == LOOPS_VERSION]
-    if not failed:
-        return []
-    halves = any(spec.dtype in (torch.float16, torch.bfloat16) for spec in (*task.inputs, *task.outputs))
-    if loops and (not halves or any(c.variant.get("halves") for c in loops)):
+    lowering's after the templates' (a template's hand-written math may get an edge wrong). [] when nothing is
+    left."""
+    if not failed or any(candidate.generator == LOOPS_VERSION for candidate in failed):
         return []
     try:
-        return generate_loops(task, variants, UB_BUDGET, round_each_op=not loops)
+        return generate_loops(task, variants, UB_BUDGET)
     except UnsupportedFunction:
         return []
 

@@ -6,8 +6,6 @@ values computed by ``values.py`` (vector instructions by dtype class) and ``scal
 
 from __future__ import annotations
 
-import dataclasses
-
 from torch_ascendgen.capture import KernelTask
 from torch_ascendgen.errors import UnsupportedFunction
 from torch_ascendgen.records import Candidate
@@ -16,15 +14,15 @@ VERSION = "builtin-loops-2"  # "builtin-": ours, trusted to run in-process (trus
 _VARIANTS = ((1.0, 2), (0.5, 2), (1.0, 1), (0.5, 1))  # (share of the UB budget, buffers per queue)
 
 
-def generate_loops(task: KernelTask, variants: int, budget: int, round_each_op: bool = True) -> list[Candidate]:
+def generate_loops(task: KernelTask, variants: int, budget: int) -> list[Candidate]:
     """Up to ``variants`` kernels for ``task``: for each UB share and buffering, the program as Inductor gives it
     and with its pointwise passes' last two ranges merged where that suits them; raises UnsupportedFunction with the
-    reason. ``round_each_op``: see ir.Program (half-precision values rounded after every op, or kept in float32)."""
+    reason."""
     from torch_ascendgen.generators.builtin.loops.emit import emit_program
     from torch_ascendgen.generators.builtin.loops.flatten import merged_rows
     from torch_ascendgen.generators.builtin.loops.inductor import program_of
 
-    program = dataclasses.replace(program_of(task), round_each_op=round_each_op)
+    program = program_of(task)
     merged = merged_rows(program)
     forms = [("rows", program), ("merged rows", merged)] if merged is not None else [("rows", program)]
     grid = [(form, share, buffers) for share, buffers in _VARIANTS for form in forms]
@@ -37,11 +35,8 @@ def generate_loops(task: KernelTask, variants: int, budget: int, round_each_op: 
             continue
         label = (f"loops kernel ({len(shaped.passes)} pass(es), {form}), {int(share * 100)}% of the UB, "
                  f"{buffers} buffer(s)")
-        knobs = {"template": "loops", "share": share, "buffers": buffers, "form": form}
-        if not round_each_op:
-            knobs["halves"] = "in float32"
-            label += ", half-precision values kept in float32 between ops"
-        candidates.append(Candidate(source, VERSION, knobs, label))
+        candidates.append(Candidate(source, VERSION, {"template": "loops", "share": share, "buffers": buffers,
+                                                      "form": form}, label))
     if not candidates:
         raise failure or UnsupportedFunction("no loop kernel fits")
     return candidates

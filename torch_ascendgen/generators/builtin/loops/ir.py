@@ -86,9 +86,6 @@ class Program:
     passes: list[Pass]
     symbols: dict[sympy.Symbol, tuple[int, int]]  # size symbol -> (input number, dim) it is read from
     guards: list[sympy.Basic] = field(default_factory=list)
-    # float16/bfloat16 values rounded after every op, as eager's pointwise ops round them; False: kept in float32
-    # between loads and stores, as eager's composite kernels (pooling, norms) accumulate them
-    round_each_op: bool = True
 
     def inputs(self) -> list[Buffer]:
         return [b for b in self.buffers.values() if b.role == "input"]

@@ -175,8 +175,7 @@ class PassValues:
             value = handler(node)
         except _Lanewise:
             value = self._lanewise(node)
-        if node.dtype in (torch.float16, torch.bfloat16) and node.op not in _EXACT_IN_NARROW and \
-                self.w.program.round_each_op:
+        if node.dtype in (torch.float16, torch.bfloat16) and node.op not in _EXACT_IN_NARROW:
             value = self._round_float(value, node.dtype)  # eager rounds every half-precision op's result
         self.values[node] = value
         return value
