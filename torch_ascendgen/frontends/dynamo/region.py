@@ -74,8 +74,9 @@ class RegionRunner(torch.nn.Module):
         not slower than the ATen ops eagerly, else those ops), remembered."""
         key = _dispatch_key(inputs)
         try:
-            handler, compiled = self.kernel_handler(inputs)
-            slower = _slower_than_eager(compiled, self.region, list(inputs), self.target)
+            handler, kernel = self.kernel_handler(inputs)
+            slower = "" if kernel.compiled is None else _slower_than_eager(
+                kernel.compiled, self.region, kernel.task_inputs(list(inputs)), self.target)
             if slower:
                 self._log(slower, tuple(t.shape for t in inputs))
                 handler = self._eager
