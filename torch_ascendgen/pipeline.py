@@ -201,11 +201,8 @@ def _builtin_search(task: KernelTask, reference: Callable, options: Options, tar
     candidates = [_seed_candidate(seed)] if seed else []
     candidates += generate(task, options.variants)
     result = _search_with_progress(task, reference, candidates, options, target, worker)
-    while result.winner is None:  # further rounds while the generator has others to try (generate_fallback)
-        fallback = generate_fallback(task, options.variants, candidates)
-        if not fallback:
-            break
-        candidates += fallback
+    fallback = [] if result.winner is not None else generate_fallback(task, options.variants, candidates)
+    if fallback:  # every template kernel failed: the general lowering's turn
         more = _search_with_progress(task, reference, fallback, options, target, worker)
         result = SearchResult(result.records + more.records)
     return result

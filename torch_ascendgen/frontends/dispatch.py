@@ -31,7 +31,7 @@ from torch_ascendgen.targets.target import Target
 class Kernel(NamedTuple):
     """A kernel ready to run at the shapes it was prepared for."""
 
-    compiled: CompiledKernel | None  # None: nothing to compute (every output is empty; the op makes them)
+    compiled: CompiledKernel
     op: Callable[[list[torch.Tensor]], list[torch.Tensor]]  # the call's flat tensors in, its flat outputs out
     output_tree: Any  # how the function's outputs nest (pytree spec)
     task_inputs: Callable[[list[torch.Tensor]], list[torch.Tensor]]  # the call's tensors as the kernel takes them

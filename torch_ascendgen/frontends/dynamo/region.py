@@ -75,8 +75,7 @@ class RegionRunner(torch.nn.Module):
         key = _dispatch_key(inputs)
         try:
             handler, kernel = self.kernel_handler(inputs)
-            slower = "" if kernel.compiled is None else _slower_than_eager(
-                kernel.compiled, self.region, kernel.task_inputs(list(inputs)), self.target)
+            slower = _slower_than_eager(kernel.compiled, self.region, kernel.task_inputs(list(inputs)), self.target)
             if slower:
                 self._log(slower, tuple(t.shape for t in inputs))
                 handler = self._eager
@@ -92,8 +91,8 @@ class RegionRunner(torch.nn.Module):
         return handler
 
     def kernel_handler(self, inputs) -> tuple[Callable, Kernel]:
-        """The kernel's handler for these inputs' shapes (compiled, verified there), and the kernel (its
-        ``compiled`` None for empty tensors: the handler makes the empty outputs); raises UnsupportedFunction."""
+        """The kernel's handler for these inputs' shapes (compiled, verified there), and the kernel; raises
+        UnsupportedFunction (NothingToCompute for empty outputs: the region's ops make them)."""
         if any(not t.is_contiguous() for t in inputs):
             raise UnsupportedFunction("it was given non-contiguous tensors; kernels take contiguous ones")
         kernel = self.kernels.prepare(self.region, list(inputs), self.target)
@@ -153,9 +152,6 @@ def _compile_region(graph: torch.fx.GraphModule, nodes: list[torch.fx.Node], set
         return runner
     finally:
         report.seconds = time.perf_counter() - started
-    if kernel.compiled is None:
-        report.reason = "its tensors are empty at the graph's shapes: there is nothing to compute"
-        return runner
     compiled = kernel.compiled
     report.origin, report.key = compiled.origin, compiled.runner.task.key
     report.kernel_ns = _kernel_ns(compiled, kernel.task_inputs(tensors))
