@@ -146,6 +146,59 @@ def test_an_infinity_is_accepted_where_the_exact_result_is_within_a_binade_of_ov
     assert not check(lambda x: x * 0.5, lambda x: (x * 4) / 8, x_far).ok  # inf where the exact is 5e37
 
 
+# --- non-finite inputs and rounding boundaries ----------------------------------------------------
+
+
+def test_on_inputs_with_infinities_a_nan_may_stand_for_an_infinity_but_not_for_a_finite_value():
+    x = torch.tensor([1.0, float("inf"), -2.0, float("nan")] * 8)
+    input_set = InputSet("inf and nan", (x,))
+
+    def lerp_like(x):  # eager-style: a zero weight leaves the value alone
+        return x * 1.0
+
+    def decomposed(x):  # a decomposition's inf * 0 weight gives NaN where eager gives inf
+        return x * 1.0 + torch.where(torch.isinf(x), x * 0.0, 0.0)
+
+    assert torch.isnan(decomposed(x)[1]) and torch.isinf(lerp_like(x)[1])
+    assert check(lerp_like, decomposed, input_set).ok
+    finite = lambda x: torch.nan_to_num(x * 1.0, posinf=0.0)  # noqa: E731 - 0 where the original is inf
+    assert not check(lerp_like, finite, input_set).ok
+    flipped = lambda x: torch.where(torch.isinf(x), -x, x)  # noqa: E731 - -inf for +inf
+    assert not check(lerp_like, flipped, input_set).ok
+    finite_set = InputSet("normal", (torch.tensor([1e38, 2.0] * 8),))
+    overflowing = lambda x: x * 4  # noqa: E731 - inf from finite inputs
+    nan_for_inf = lambda x: (x * 4) * torch.where(torch.isinf(x * 4), float("nan"), 1.0)  # noqa: E731
+    assert not check(overflowing, nan_for_inf, finite_set).ok  # the rule holds on non-finite inputs only
+
+
+def quantize(x):
+    scale = x.abs().amax(-1, keepdim=True) / 127
+    return torch.round(x / scale).to(torch.int8)
+
+
+def test_an_int8_quantization_one_off_at_a_rounding_boundary_passes_but_not_elsewhere():
+    x = torch.randn(64, 256, generator=torch.Generator().manual_seed(3))
+    x[:, 0] = 127.0  # scale 1: x / scale is x itself
+    x[:4, 1] = 10.5 * (1 + 2 * torch.finfo(torch.float32).eps)  # just above a tie: rounds to 11
+    input_set = InputSet("normal", (x,), seed=5)
+    expected = quantize(x)
+    assert (expected[:4, 1] == 11).all()
+
+    def other_side(x):  # a kernel whose float rounding lands just below the tie
+        out = quantize(x)
+        out[:4, 1] = 10
+        return out
+
+    def off_elsewhere(x):
+        out = quantize(x)
+        out[:, 2] += 1
+        return out
+
+    assert check(quantize, other_side, input_set).ok
+    verdict = check(quantize, off_elsewhere, input_set)
+    assert not verdict.ok and verdict.kind == "values", verdict.reason
+
+
 # --- correct kernels that round differently pass --------------------------------------------------
 
 
