@@ -302,7 +302,7 @@ def run_case(model: torch.nn.Module, wrapped, kernel_forward, inputs: list, othe
                                   reason=f"{type(exc).__name__}: {exc}",
                                   mismatch=f"the wrapped forward raised\n{traceback.format_exc()}")
             seconds = time.perf_counter() - started
-        route, given = _route(kernel_forward, model, inputs)
+        route, given = _route(kernel_forward, model, _clone(inputs))  # as called: a clone can lay a view out anew
     ours = []
     for warning in caught:
         if issubclass(warning.category, AscendGenWarning):

@@ -103,13 +103,41 @@ def test_a_dtype_change_after_a_hit_does_not_run_the_kernel(tmp_path, monkeypatc
     assert launches == []
 
 
-def test_a_non_contiguous_input_after_a_hit_runs_the_original(tmp_path, monkeypatch):
+def test_a_non_contiguous_input_after_a_hit_runs_the_kernel_on_a_contiguous_copy(tmp_path, monkeypatch):
     fast, kernel = _hit(tmp_path)
     launches = _launches(monkeypatch)
     gate, up = torch.randn(64, 16).t(), torch.randn(16, 64)  # same shape and dtype as the hit
-    with pytest.warns(AscendGenWarning, match="non-contiguous"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", AscendGenWarning)
         result = fast(gate, up)
-    assert torch.equal(result, swiglu(gate, up)) and launches == []
+    torch.testing.assert_close(result, swiglu(gate, up))
+    assert len(launches) == 1 and not gate.is_contiguous()  # the caller's view is left as it was
+
+
+def view_of_rows(x):
+    return x.view(-1) * 2
+
+
+def as_strided_diagonal(x):
+    return x.as_strided((4,), (5,)) + 1
+
+
+def test_a_view_the_strides_do_not_allow_raises_as_the_original_does(tmp_path):
+    fast = ascend_kernel(view_of_rows, cache_dir=tmp_path, progress=False)
+    transposed = torch.randn(4, 8).t()
+    with pytest.raises(RuntimeError, match="view size is not compatible"):
+        view_of_rows(transposed)
+    with pytest.raises(RuntimeError, match="view size is not compatible"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", AscendGenWarning)
+        fast(transposed)
+
+
+def test_as_strided_of_a_non_contiguous_input_runs_the_original(tmp_path):
+    fast = ascend_kernel(as_strided_diagonal, cache_dir=tmp_path, progress=False)
+    x = torch.randn(8, 4).t()
+    with pytest.warns(AscendGenWarning, match="as_strided"):
+        result = fast(x)
+    assert torch.equal(result, as_strided_diagonal(x))
 
 
 def test_tensors_on_another_device_after_a_hit_run_the_original(tmp_path, monkeypatch):

@@ -199,10 +199,15 @@ class KernelFunction:
             with _reparametrize_module(module, dict(zip(names, flat[count:]))):
                 return self._function(module, *call_args)
 
+        strided = not all(t.is_contiguous() for t in tensors)
+        if strided:
+            _require_stride_free(flat_function, tensors)
+            tensors = [t.contiguous() for t in tensors]
         kernel = self._kernels.prepare(flat_function, tensors, target, _signature(args, sizes=False))
         flat = spec == pytree.tree_flatten(tuple(range(len(leaves))))[1]
-        handler = _call_path(kernel.op, kernel.output_tree, positions, len(leaves), module, flat)
-        if module is None and flat and len(positions) == len(leaves) and target.on_host:  # the fast path: CPU only
+        op = _contiguous_first(kernel.op) if strided else kernel.op
+        handler = _call_path(op, kernel.output_tree, positions, len(leaves), module, flat)
+        if module is None and flat and len(positions) == len(leaves) and target.on_host and not strided:  # fast path
             recent = (tuple(map(type, args)), tuple(t.shape for t in args), tuple(t.dtype for t in args), handler)
             return _Route(handler, recent)
         return _Route(handler)
@@ -219,6 +224,30 @@ class KernelFunction:
 
     def _refuse(self, reason: str):
         raise AscendGenError(reason)
+
+
+def _require_stride_free(function: Callable, tensors: list[torch.Tensor]) -> None:
+    """Kernels take contiguous tensors: a call with views, transposes or channels_last tensors runs its kernel on
+    contiguous copies, which gives the original's values wherever the function's values do not depend on its
+    inputs' strides. Traced once with the real strides (fake tensors): where the original would raise (a .view()
+    those strides do not allow) the trace raises, and as_strided of an input (values read through the storage
+    layout) is refused."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    try:
+        graph = make_fx(function, tracing_mode="fake")(*tensors).graph
+    except Exception as exc:
+        raise UnsupportedFunction(f"it could not be traced with its inputs' strides ({type(exc).__name__}: {exc}); "
+                                  "pass .contiguous() tensors to use a kernel") from exc
+    for node in graph.nodes:
+        if (node.op == "call_function" and "as_strided" in str(node.target) and node.args
+                and getattr(node.args[0], "op", None) == "placeholder"):
+            raise UnsupportedFunction("it reads a non-contiguous input through as_strided, whose values depend on "
+                                      "the input's memory layout; pass .contiguous() tensors to use a kernel")
+
+
+def _contiguous_first(op: Callable[[list], Any]) -> Callable[[list], Any]:
+    return lambda inputs: op([t.contiguous() for t in inputs])
 
 
 def _caller_level() -> int:
@@ -297,9 +326,6 @@ def _check_eligible(tensors: list[torch.Tensor], module: torch.nn.Module | None)
     if torch.is_grad_enabled() and any(t.requires_grad for t in tensors):
         raise UnsupportedFunction("its inputs require grad and kernels are inference-only for now; call it under "
                                   "torch.no_grad() or torch.inference_mode()")
-    if any(not t.is_contiguous() for t in tensors):
-        raise UnsupportedFunction("it was given non-contiguous tensors (views, transposes or channels_last); kernels "
-                                  "take contiguous ones: pass .contiguous() tensors to use a kernel")
     if module is not None and any(isinstance(m, torch.nn.modules.batchnorm._BatchNorm) and m.training
                                   for m in module.modules()):
         raise UnsupportedFunction("it holds a BatchNorm in training mode, which updates its running statistics")
