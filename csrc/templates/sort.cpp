@@ -52,7 +52,7 @@ struct TilingData {
 
 constexpr uint32_t ORDER_STABLE = 0;    // torch.sort(stable=True): equal values in index order
 constexpr uint32_t ORDER_UNSTABLE = 1;  // torch.sort(stable=False): std::sort's order
-constexpr uint32_t ORDER_TOPK = 2;      // torch.topk(sorted=True): std::partial_sort / nth_element's order
+constexpr uint32_t ORDER_TOPK = 2;      // torch.topk: std::partial_sort / nth_element's order
 
 // <<config
 constexpr uint32_t CHUNK = 2048;        // elements sorted in UB at once (a power of two, 128..2048)
@@ -60,6 +60,7 @@ constexpr int32_t BUFFER_NUM = 2;       // input tiles in flight
 constexpr uint32_t ORDER = ORDER_TOPK;
 constexpr bool DESCENDING = true;       // sort: descending; topk: largest
 constexpr uint32_t TOPK = 4;            // topk's k (0 for sorts)
+constexpr bool SORTED = true;           // topk's sorted: false leaves std::nth_element's arrangement (k * 64 > n)
 constexpr bool VALUES_OUT = true;
 constexpr bool INDICES_OUT = true;
 constexpr int32_t TRAILING_ONES = 0;    // size-1 dims after the sorted one
@@ -357,7 +358,7 @@ public:
             SortHeap(0, k);
         } else {
             NthElement(k - 1, n);
-            StdSort(0, k - 1);
+            if constexpr (SORTED) StdSort(0, k - 1);
         }
     }
 
@@ -602,6 +603,13 @@ private:
         return nans;
     }
 
+    // Whether torch.topk(sorted=False) leaves its k in std::nth_element's arrangement, not sorted (k * 64 > n):
+    // then every row is redone by the scalar unit.
+    __aicore__ inline bool Arranged() const
+    {
+        return !SORTED && uint64_t(k_) * 64 > n_;
+    }
+
     // Whether two of the first `count` keys of a sorted row are equal (conservative: NaN ties with ±inf).
     __aicore__ inline bool HasTie(const LocalTensor<float>& sorted, uint32_t base, uint32_t count)
     {
@@ -633,7 +641,7 @@ private:
                 uint32_t base = r * rowPad_;
                 nans = FixNan(sorted, base, n_) > 0 || nans;
                 if constexpr (ORDER == ORDER_TOPK) {
-                    if (keep_ > 1 && HasTie(sorted, base, keep_)) {
+                    if (keep_ > 1 && (Arranged() || HasTie(sorted, base, keep_))) {
                         Seq seq(key_, pay_, base);
                         seq.TopK(int32_t(k_), int32_t(n_));
                         LocalTensor<uint32_t> bits = sorted.ReinterpretCast<uint32_t>();
@@ -908,7 +916,7 @@ private:
             best_.SetValue(2 * (nanAt + i), NAN_KEY);
             bits.SetValue(2 * (nanAt + i) + 1, nanList_.GetValue(i));
         }
-        if (keep_ > 1 && HasTie(best_, 0, keep_)) LongTopKScalar(row);
+        if (keep_ > 1 && (Arranged() || HasTie(best_, 0, keep_))) LongTopKScalar(row);
         Sync<HardEvent::S_V>();
         EmitLong(best_, k_, row, 0, true);
     }
@@ -1036,7 +1044,7 @@ private:
             all.SortHeap(0, int32_t(k_));
         } else {
             all.NthElement(int32_t(k_) - 1, int32_t(n_));
-            all.StdSort(0, int32_t(k_) - 1);
+            if constexpr (SORTED) all.StdSort(0, int32_t(k_) - 1);
         }
         LocalTensor<uint32_t> bits = best_.ReinterpretCast<uint32_t>();
         for (uint32_t i = 0; i < k_; ++i) {

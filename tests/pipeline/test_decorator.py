@@ -365,3 +365,24 @@ def test_when_every_template_kernel_fails_verification_the_general_lowering_gets
     assert [c["ok"] for c in candidates] == [False, True], candidates
     assert kernel.entry.meta["generator"].startswith("builtin-loops-")
 
+
+
+def moe_gating(logits):
+    """Mixtral-style routing: a softmax, its top-k (unsorted, as vLLM asks), the weights renormalized."""
+    weights = torch.softmax(logits, dim=-1, dtype=torch.float)
+    top, ids = torch.topk(weights, 2, sorted=False)
+    return (top / top.sum(-1, keepdim=True)).to(logits.dtype), ids
+
+
+def test_a_function_that_sorts_around_other_work_runs_a_kernel_per_stage(tmp_path, monkeypatch):
+    fast = ascend_kernel(moe_gating, cache_dir=tmp_path, progress=False, strict=True)
+    fast(torch.randn(64, 8, dtype=torch.bfloat16))  # the first call: stages captured, generated, verified
+    logits = torch.randn(64, 8, dtype=torch.bfloat16)
+    launches = _launches(monkeypatch)
+    weights, ids = fast(logits)
+    expected_weights, expected_ids = moe_gating(logits)
+    assert torch.equal(ids, expected_ids)
+    torch.testing.assert_close(weights, expected_weights)
+    templates = sorted(k.entry.meta["winner"]["variant"]["template"] for k in fast.kernels())
+    assert "sort" in templates and len(templates) == 3, templates
+    assert len(launches) == 3  # the call ran the stages' kernels, one launch each

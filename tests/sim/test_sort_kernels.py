@@ -37,6 +37,9 @@ CASES = {
     # k * 64 > n: std::nth_element's order, the row whole in UB (up to 2 chunks); k * 64 <= n: a streamed heap
     "topk_k100_indices_f32": (lambda x: torch.topk(x, 100)[1], F32, [(4, 100), (3, 101), (3, 3000), (2, 4096),
                                                                      (1, 6401)]),
+    # sorted=False: std::nth_element's arrangement where k * 64 > n (the scalar unit's), partial_sort's elsewhere
+    "topk_unsorted_f32": (lambda x: torch.topk(x, 6, sorted=False), F32, [(37, 300), (3, 7), (4, 100), (2, 3000),
+                                                                          (3, 2049)]),
     "sort_stable_desc_f32": (sort_desc_stable, F32, SHORT + LONG + [(1, 9000)]),
     "sort_stable_asc_bf16": (lambda x: torch.sort(x, stable=True), BF16, SHORT + LONG),
     "sort_stable_values_f16": (lambda x: torch.sort(x, stable=True).values, F16, SHORT[:2] + LONG[:1]),
@@ -133,7 +136,6 @@ def test_a_long_top_k_that_keeps_more_than_1024_entries_is_declined():
     (lambda x: torch.sort(x, dim=0), torch.randn(4, 8), "along the last dimension"),
     (lambda x: torch.topk(x.int(), 2), torch.randn(4, 8), "computes"),
     (lambda x: torch.sort(x), torch.randint(0, 9, (4, 8), dtype=torch.int32), "float32, float16 and bfloat16"),
-    (lambda x: torch.topk(x, 2, sorted=False), torch.randn(4, 8), "sorted=False"),
     (lambda x: torch.topk(torch.softmax(x, -1), 2), torch.randn(4, 8), "aten._softmax.default around torch.topk"),
     (lambda x: torch.sort(x), torch.tensor(1.0), "zero-dimensional"),
     (lambda x: torch.histc(x, 10), torch.randn(4, 8), "min == max"),

@@ -203,7 +203,7 @@ class KernelFunction:
         if strided:
             _require_stride_free(flat_function, tensors)
             tensors = [t.contiguous() for t in tensors]
-        kernel = self._kernels.prepare(flat_function, tensors, target, _signature(args, sizes=False))
+        kernel = self._kernels.prepare(flat_function, tensors, target, _signature(args, sizes=False), stages=True)
         flat = spec == pytree.tree_flatten(tuple(range(len(leaves))))[1]
         op = _contiguous_first(kernel.op) if strided else kernel.op
         handler = _call_path(op, kernel.output_tree, positions, len(leaves), module, flat)

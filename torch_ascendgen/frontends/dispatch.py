@@ -22,19 +22,23 @@ from typing import Any, NamedTuple
 import torch
 
 from torch_ascendgen.capture import KernelTask, capture, value_domain
+from torch_ascendgen.capture.stages import Stages, needs_stages, split_stages
 from torch_ascendgen.errors import NothingToCompute, UnsupportedFunction
+from torch_ascendgen.evaluate.verify import task_input_sets, verify
 from torch_ascendgen.pipeline import CompiledKernel, Options, compile_task, verify_shape
 from torch_ascendgen.targets.runtime import kernel_op
 from torch_ascendgen.targets.target import Target
 
 
 class Kernel(NamedTuple):
-    """A kernel ready to run at the shapes it was prepared for."""
+    """A kernel ready to run at the shapes it was prepared for (for a function cut into stages, its kernels in turn:
+    ``compiled`` is the first stage's kernel, ``stages`` all of them)."""
 
     compiled: CompiledKernel
     op: Callable[[list[torch.Tensor]], list[torch.Tensor]]  # the call's flat tensors in, its flat outputs out
     output_tree: Any  # how the function's outputs nest (pytree spec)
     task_inputs: Callable[[list[torch.Tensor]], list[torch.Tensor]]  # the call's tensors as the kernel takes them
+    stages: tuple[CompiledKernel, ...] = ()
 
 
 class Kernels:
@@ -47,15 +51,17 @@ class Kernels:
         self._compiled: dict[tuple[str, Target], CompiledKernel] = {}
         self._tasks: dict[tuple[Hashable, Target], list[KernelTask]] = {}
         self._constants: dict[tuple[str, torch.device], list[torch.Tensor]] = {}
+        self._stages: dict[str, Stages] = {}
 
     def compiled(self) -> list[CompiledKernel]:
         """Every kernel got so far, oldest first."""
         return list(self._compiled.values())
 
     def prepare(self, function: Callable, tensors: list[torch.Tensor], target: Target,
-                family: Hashable = None) -> Kernel:
+                family: Hashable = None, stages: bool = False) -> Kernel:
         """The kernel for ``function`` on ``tensors`` (its flat tensor inputs), verified at their shapes. Raises
-        what capture, compile_task or verify_shape raise (UnsupportedFunction when there is no kernel to have)."""
+        what capture, compile_task or verify_shape raise (UnsupportedFunction when there is no kernel to have).
+        With ``stages``, a function that sorts around other work gets a kernel per stage (capture/stages.py)."""
         if any(t.numel() == 0 for t in tensors):
             task, binding = self._empty_task(function, tensors, target)
             if not any(math.prod(shape) for shape in task.call.output_shapes(binding)):
@@ -63,6 +69,8 @@ class Kernels:
                 raise NothingToCompute("every output is empty")
         else:
             task, binding = self._task(function, tensors, target, family)
+        if stages and needs_stages(task.graph):
+            return self._staged(function, task, binding, tensors, target)
         reference = task.reference(function, [tuple(t.shape) for t in tensors])
         compiled = self._compiled.get((task.key, target))
         if compiled is None:
@@ -79,6 +87,59 @@ class Kernels:
         outputs = task.call.output_shapes(binding) if shapes is not None else None
         return Kernel(compiled, _adapted(kernel_op(compiled), shapes, outputs, constants), task.output_tree,
                       task_inputs)
+
+    def _staged(self, function: Callable, task: KernelTask, binding: dict[str, int], tensors: list[torch.Tensor],
+                target: Target) -> Kernel:
+        """The function's stages, each prepared as a function of its own on the tensors the stages before it give at
+        this call (so each is verified on real intermediate values and shapes), then the whole checked against the
+        original at this call's shapes: rounding in one stage must not move a later sort's result."""
+        if task.key not in self._stages:
+            self._stages[task.key] = split_stages(task.graph)
+        split = self._stages[task.key]
+        constants = self._device_constants(task, tensors[0].device)
+        shapes = task.call.task_shapes(binding) if task.call.collapsed else None
+
+        def task_inputs(call: list[torch.Tensor]) -> list[torch.Tensor]:
+            moved = [t.reshape(s) for t, s in zip(call, shapes)] if shapes is not None else list(call)
+            return moved + constants
+
+        ready: dict[str, tuple[Callable, CompiledKernel | None]] = {}
+
+        def run_stage(name: str, args: tuple) -> Any:
+            if name not in ready:
+                ready[name] = self._stage(split.module(name), list(args), target, (task.key, name))
+            return ready[name][0](args)
+
+        chain = _StageRunner(split.top, run_stage)
+        inputs = task_inputs(tensors)
+        chain.run(*inputs)
+        domains = [value_domain(t, d.bounds if d else ()) for t, d in zip(tensors, task.domains)]
+        sets = task_input_sets(task, [tuple(t.shape) for t in inputs], domains=domains + [None] * len(constants))
+        verdict = verify(task.reference(function, [tuple(t.shape) for t in tensors]),
+                         lambda *args: chain.run(*args), sets, self.options.tolerance)
+        if not verdict.ok:
+            raise UnsupportedFunction(f"its stages' kernels, each verified, together differ from it at shapes "
+                                      f"{[list(t.shape) for t in tensors]}: {verdict.reason}")
+        kernels = tuple(compiled for _, compiled in ready.values() if compiled is not None)
+        if not kernels:
+            raise NothingToCompute("none of its stages computes anything")
+
+        def op(task_level: list[torch.Tensor]) -> list[torch.Tensor]:
+            return list(torch.utils._pytree.tree_leaves(chain.run(*task_level)))
+
+        outputs = task.call.output_shapes(binding) if shapes is not None else None
+        return Kernel(kernels[0], _adapted(op, shapes, outputs, constants), task.output_tree, task_inputs, kernels)
+
+    def _stage(self, module: torch.fx.GraphModule, tensors: list[torch.Tensor], target: Target,
+               family: Hashable) -> tuple[Callable, CompiledKernel | None]:
+        """One stage's runner (its arguments in, its result as the stage module gives it) and its kernel; a stage
+        with nothing to compute (views, getitems) runs its own ops."""
+        try:
+            kernel = self.prepare(module, tensors, target, family)
+        except NothingToCompute:
+            return (lambda args: module(*args)), None
+        op, tree = kernel.op, kernel.output_tree
+        return (lambda args: torch.utils._pytree.tree_unflatten(op(list(args)), tree)), kernel.compiled
 
     def _task(self, function: Callable, tensors: list[torch.Tensor], target: Target,
               family: Hashable) -> tuple[KernelTask, dict[str, int]]:
@@ -113,6 +174,30 @@ class Kernels:
             raise UnsupportedFunction("its capture at empty sizes does not describe the call")
         return task, binding
 
+
+
+class _StageRunner:
+    """The stages' top graph run with each stage's module call handed to ``run_stage`` (its kernel): placeholders,
+    stage calls, getitems of their results and the output are all that graph holds."""
+
+    def __init__(self, top: torch.fx.GraphModule, run_stage: Callable[[str, tuple], Any]):
+        self.nodes = list(top.graph.nodes)
+        self.run_stage = run_stage
+
+    def run(self, *inputs: torch.Tensor) -> Any:
+        values: dict[torch.fx.Node, Any] = {}
+        given = iter(inputs)
+        for node in self.nodes:
+            args = torch.fx.node.map_arg(node.args, values.__getitem__)
+            if node.op == "placeholder":
+                values[node] = next(given)
+            elif node.op == "call_module":
+                values[node] = self.run_stage(node.target, args)
+            elif node.op == "call_function":
+                values[node] = node.target(*args)
+            elif node.op == "output":
+                return args[0]
+        raise AssertionError("the stages' graph has no output")
 
 
 def _adapted(op: Callable, shapes: list | None, outputs: list | None, constants: list[torch.Tensor]) -> Callable:

@@ -22,7 +22,7 @@ from torch_ascendgen.errors import UnsupportedFunction
 from torch_ascendgen.generators.builtin.templates import fill_template
 from torch_ascendgen.records import Candidate
 
-VERSION = "builtin-sort-1"
+VERSION = "builtin-sort-2"
 SORT_OPS = frozenset({"aten.sort.default", "aten.sort.stable", "aten.topk.default"})
 HISTC_OP = "aten.histc.default"
 OPS = SORT_OPS | {HISTC_OP}
@@ -40,6 +40,7 @@ class SortPlan:
     descending: bool  # sort: descending; topk: largest
     k: int  # topk's k, 0 for sorts
     trailing_ones: int  # size-1 dims after the sorted one
+    sorted: bool  # topk's sorted (False: std::nth_element's arrangement, as torch leaves it)
     values_out: int | None  # the task output that holds the values, None when not returned
     indices_out: int | None
     dtype: torch.dtype
@@ -110,10 +111,6 @@ def _plan_sort(task: KernelTask, node: torch.fx.Node, spec, source: int) -> Sort
         k = _argument(node, 1, "k", None)
         dim = _argument(node, 2, "dim", -1)
         descending = _argument(node, 3, "largest", True)
-        if not _argument(node, 4, "sorted", True):
-            raise UnsupportedFunction("torch.topk(sorted=False) returns the k values in the arrangement "
-                                      "std::nth_element leaves them in; the built-in generator returns them sorted "
-                                      "(sorted=True)")
         if not isinstance(k, int):
             raise UnsupportedFunction("torch.topk's k is not a constant")
         order = "topk"
@@ -134,7 +131,9 @@ def _plan_sort(task: KernelTask, node: torch.fx.Node, spec, source: int) -> Sort
                                   "generator sorts along the last dimension (and along dims followed only by "
                                   "size-1 dims): move the dim last first")
     values_out, indices_out = _result_outputs(task, node)
-    return SortPlan(order, bool(descending), int(k), len(trailing), values_out, indices_out, spec.dtype, source)
+    arranged = order == "topk" and not _argument(node, 4, "sorted", True)
+    return SortPlan(order, bool(descending), int(k), len(trailing), not arranged, values_out, indices_out, spec.dtype,
+                    source)
 
 
 def _result_outputs(task: KernelTask, node: torch.fx.Node) -> tuple[int | None, int | None]:
@@ -209,6 +208,7 @@ def _emit_sort(task: KernelTask, plan: SortPlan, chunk: int, buffers: int) -> st
               f"constexpr uint32_t ORDER = {_ORDERS[plan.order]};",
               f"constexpr bool DESCENDING = {_cpp_bool(plan.descending)};",
               f"constexpr uint32_t TOPK = {plan.k};",
+              f"constexpr bool SORTED = {_cpp_bool(plan.sorted)};",
               f"constexpr bool VALUES_OUT = {_cpp_bool(plan.values_out is not None)};",
               f"constexpr bool INDICES_OUT = {_cpp_bool(plan.indices_out is not None)};",
               f"constexpr int32_t TRAILING_ONES = {plan.trailing_ones};",
