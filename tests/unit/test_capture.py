@@ -179,7 +179,8 @@ def test_integer_inputs_record_their_values_and_the_sizes_they_index_outside_the
     assert slots.domains[1].distinct and slots.domains[1].ordered and slots.domains[1].bounds == (("s0", True),)
     target = capture(lambda x, t: torch.nn.functional.cross_entropy(x, t), [torch.randn(4, 10),
                                                                            torch.tensor([1, 2, 9, -100])])
-    assert target.domains[1].low == -100 and target.domains[1].bounds == (("s1", False),)
+    assert target.domains[1].sentinel == -100 and target.domains[1].low == 1  # ignore_index apart from the classes
+    assert target.domains[1].bounds == (("s1", False),)
 
 
 def test_empty_tensors_are_traced_at_their_sizes():

@@ -48,12 +48,30 @@ def test_values_in_order_stay_in_order():
     assert task.domains == (None, None)  # float inputs have no domain
 
 
-def test_class_targets_with_an_ignore_index_are_drawn_as_valid_classes():
+def test_class_targets_with_an_ignore_index_are_drawn_as_valid_classes_or_the_ignore_index():
     task = capture(lambda x, t: F.cross_entropy(x, t), [torch.randn(4, 10), torch.tensor([1, 2, 9, -100])])
+    sentinels = 0
     for input_set in _every_set(task):
         logits, target = input_set.tensors
-        assert 0 <= int(target.min()) and int(target.max()) < logits.shape[1], input_set.name
+        valid = target[target != -100]
+        assert 0 <= int(valid.min()) and int(valid.max()) < logits.shape[1], input_set.name
+        sentinels += int((target == -100).sum())
         F.cross_entropy(logits, target)
+    assert sentinels > 0  # the ignored positions are tested too
+
+
+def test_an_ignore_index_that_reaches_the_kernel_through_a_shift_is_kept_apart():
+    """Causal-LM loss: the labels are shifted before the gather, so no bound cuts the domain; -100 is still drawn
+    only as itself, never as the other negative values the original refuses."""
+    def shifted_loss(logits, labels):
+        return F.cross_entropy(logits[:, :-1].reshape(-1, logits.shape[-1]), labels[:, 1:].reshape(-1))
+
+    labels = torch.tensor([[3, -100, 5, 7], [-100, -100, 1, 0]])
+    task = capture(shifted_loss, [torch.randn(2, 4, 8), labels])
+    for input_set in _every_set(task):
+        logits, drawn = input_set.tensors
+        assert set(drawn[drawn < 0].tolist()) <= {-100}, input_set.name
+        shifted_loss(logits, drawn)
 
 
 def test_bool_and_float_inputs_are_drawn_as_before():

@@ -45,6 +45,7 @@ class ValueDomain:
     ordered: bool  # non-decreasing in memory order (offsets, sorted boundaries)
     bounds: tuple[tuple[str | int, bool], ...] = ()
     nonzero: bool = False  # 0 lies between the ends but no value was 0 (a divisor): none is drawn
+    sentinel: int | None = None  # a negative value apart from the rest, all >= 0 (ignore_index -100, padding -1)
 
 
 def value_domain(tensor: torch.Tensor, bounds: tuple = ()) -> ValueDomain | None:
@@ -53,10 +54,14 @@ def value_domain(tensor: torch.Tensor, bounds: tuple = ()) -> ValueDomain | None
         return None
     flat = tensor.detach().reshape(-1).cpu()
     ordered = bool((flat[1:] >= flat[:-1]).all()) if flat.numel() > 1 else True
-    distinct = torch.unique(flat).numel() == flat.numel()
-    low, high = int(flat.min()), int(flat.max())
+    unique = torch.unique(flat)
+    distinct = unique.numel() == flat.numel()
+    low, high = int(unique[0]), int(unique[-1])
+    sentinel = None
+    if unique.numel() > 1 and low < 0 <= int(unique[1]):  # targets with ignore_index: -100 and then [0, classes)
+        sentinel, low = low, int(unique[1])
     nonzero = low < 0 < high and not bool((flat == 0).any())
-    return ValueDomain(low, high, distinct, ordered, tuple(bounds), nonzero)
+    return ValueDomain(low, high, distinct, ordered, tuple(bounds), nonzero, sentinel)
 
 
 @dataclass(frozen=True)

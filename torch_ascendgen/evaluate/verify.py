@@ -430,9 +430,18 @@ def _domain_values(domain: ValueDomain, dtype: torch.dtype, shape: tuple[int, ..
     _with_ends(values, low, high, distinct, generator)
     if skip_zero:
         values += (values >= 0).to(values.dtype)
+    if domain.sentinel is not None and values.numel() > 1:
+        _with_sentinel(values, domain.sentinel, distinct, generator)
     if domain.ordered:
         values = values.sort().values
     return values.reshape(shape).to(dtype)
+
+
+def _with_sentinel(values: torch.Tensor, sentinel: int, distinct: bool, generator: torch.Generator) -> None:
+    """The call's sentinel (an ignore_index) at one position in eight (at one only, for distinct values), in place;
+    the rest stay inside the domain's other values, which the function accepts."""
+    count = 1 if distinct else max(1, values.numel() // 8)
+    values[torch.randperm(values.numel(), generator=generator)[:count]] = sentinel
 
 
 def _cut(domain: ValueDomain, binding: Mapping[str, int]) -> tuple[int, int]:
