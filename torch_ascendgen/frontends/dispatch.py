@@ -15,6 +15,7 @@ original makes them (nothing to compute), else the kernel is that trace's own (a
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Hashable
 from typing import Any, NamedTuple
@@ -74,7 +75,8 @@ class Kernels:
         reference = task.reference(function, [tuple(t.shape) for t in tensors])
         compiled = self._compiled.get((task.key, target))
         if compiled is None:
-            compiled = self._compiled[(task.key, target)] = compile_task(task, reference, self.options, target)
+            compiled = self._compiled[(task.key, target)] = compile_task(
+                _at_call_shapes(task, binding, tensors), reference, self.options, target)
         constants = self._device_constants(task, tensors[0].device)
         shapes = task.call.task_shapes(binding) if task.call.collapsed else None
 
@@ -174,6 +176,15 @@ class Kernels:
             raise UnsupportedFunction("its capture at empty sizes does not describe the call")
         return task, binding
 
+
+
+def _at_call_shapes(task: KernelTask, binding: dict[str, int], tensors: list[torch.Tensor]) -> KernelTask:
+    """The task as traced at this call's shapes: a task reused from another call of its family is searched (and its
+    candidates verified) at the shapes it is called with now, not at those of the call it was captured from, which
+    its kernels may decline (a long row, say) where they take these."""
+    shapes = task.call.task_shapes(binding) if task.call.collapsed else [tuple(t.shape) for t in tensors]
+    traced = tuple(tuple(s) for s in shapes) + tuple(tuple(c.shape) for c in task.constants)
+    return task if task.specialized or traced == task.traced_shapes else dataclasses.replace(task, traced_shapes=traced)
 
 
 class _StageRunner:

@@ -131,6 +131,8 @@ def _plan_sort(task: KernelTask, node: torch.fx.Node, spec, source: int) -> Sort
                                   "generator sorts along the last dimension (and along dims followed only by "
                                   "size-1 dims): move the dim last first")
     values_out, indices_out = _result_outputs(task, node)
+    if order == "unstable" and indices_out is None:
+        order = "stable"  # the same values (equal ones are equal): the stable order takes rows of any length
     arranged = order == "topk" and not _argument(node, 4, "sorted", True)
     return SortPlan(order, bool(descending), int(k), len(trailing), not arranged, values_out, indices_out, spec.dtype,
                     source)
