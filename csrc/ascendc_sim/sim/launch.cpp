@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <functional>
 #include <mutex>
+#include <new>
 #include <numeric>
 #include <queue>
 #include <random>
@@ -267,6 +268,15 @@ void merge_report(SimCoreReport& block, const SimCoreReport& core) {
     block.est_ns = std::max(block.est_ns, core.est_ns);
 }
 
+// The simulator keeps one record per GM write (a run of contiguous bytes) for the write-race check; a kernel that
+// writes large outputs one element at a time, at strided addresses, makes one record per element.
+std::string out_of_memory_text(const char* when, size_t writes) {
+    return std::string("the simulator ran out of memory ") + when + ": it records every GM write for the race check (" +
+           std::to_string(writes) + " records so far), and this kernel writes global memory in pieces that do not "
+           "join into contiguous runs (e.g. one element at a time, at strided addresses). Write whole rows or "
+           "tiles with one DataCopy/DataCopyPad each; on the NPU such writes are also one DMA per element.";
+}
+
 // Runs one core (vector core `sub_block` of `block`) on the calling thread. Diagnostics are caught here; the
 // other cores are told to stop.
 void run_block(LaunchState& launch, uint32_t block, uint32_t sub_block, uint8_t* ub, uint8_t* ub_shadow,
@@ -288,6 +298,11 @@ void run_block(LaunchState& launch, uint32_t block, uint32_t sub_block, uint8_t*
         outcome.error = e;
         launch.abort.store(true);
     } catch (const KernelAborted&) {
+    } catch (const std::bad_alloc&) {  // the simulator's own bookkeeping, not the kernel's memory
+        outcome.failed = true;
+        outcome.error = SimError{Diag::BadArgument, out_of_memory_text("while this core ran", c.gm_writes.size()),
+                                 Loc{}};
+        launch.abort.store(true);
     } catch (const std::exception& e) {
         outcome.failed = true;
         outcome.error = SimError{Diag::BadArgument, std::string("C++ exception in the kernel: ") + e.what(), Loc{}};
@@ -479,12 +494,25 @@ int run_launch(BlockBody body, const SimLaunchRequest* request, SimLaunchResult*
         }
     SimError race;
     int32_t race_block = -1;
-    if (find_write_race(outcomes, launch, race, race_block)) {
-        report_error(result, race, race_block);
+    try {
+        if (find_write_race(outcomes, launch, race, race_block)) {
+            report_error(result, race, race_block);
+            return 1;
+        }
+        estimate_launch(launch, result);
+    } catch (const std::bad_alloc&) {
+        size_t writes = 0;
+        for (const BlockOutcome& outcome : outcomes) writes += outcome.writes.size();
+        report_error(result, SimError{Diag::BadArgument, out_of_memory_text("after the launch", writes), Loc{}}, -1);
         return 1;
     }
-    estimate_launch(launch, result);
     return 0;
+}
+
+int report_escaped(SimLaunchResult* result, const char* what) {
+    report_error(result, SimError{Diag::BadArgument, std::string("the simulator failed outside any core's run: ") +
+                                                         what, Loc{}}, -1);
+    return 1;
 }
 
 }  // namespace ascendc_sim

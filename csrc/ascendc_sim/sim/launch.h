@@ -4,6 +4,7 @@
 // time estimate do not depend on the kernel: they are in launch.cpp, compiled once per machine
 // (torch_ascendgen/build.py) and linked into every kernel library.
 #pragma once
+#include <exception>
 #include <utility>
 
 #include "core.h"
@@ -59,6 +60,8 @@ using BlockBody = void (*)(void** arg_values);
 // vector cores summed), the time estimate and the first diagnostic. `tiling_key`: launch_tiling_key, or -1.
 // Returns result->status. (launch.cpp)
 int run_launch(BlockBody body, const SimLaunchRequest* request, SimLaunchResult* result, int64_t tiling_key = -1);
+// A failure of the simulator itself that escaped run_launch (std::exception: what()), as a diagnostic; returns 1.
+int report_escaped(SimLaunchResult* result, const char* what);
 
 }  // namespace ascendc_sim
 
@@ -81,6 +84,8 @@ int run_launch(BlockBody body, const SimLaunchRequest* request, SimLaunchResult*
         try {                                                                                                  \
             return ascendc_sim::run_launch(&ascendc_sim_block_body, request, result,                           \
                                            ascendc_sim::launch_tiling_key(&__VA_ARGS__, request->arg_values)); \
+        } catch (const std::exception& e) {                                                                    \
+            return ascendc_sim::report_escaped(result, e.what());                                              \
         } catch (...) {                                                                                        \
             result->status = 2;                                                                                \
             return 2;                                                                                          \
