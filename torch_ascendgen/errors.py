@@ -71,6 +71,17 @@ class NothingToCompute(UnsupportedFunction):
     without copying). The original runs, quietly."""
 
 
+class ReturnsViews(UnsupportedFunction):
+    """Some of a function's outputs are views of its inputs, the others computed: a kernel takes the computed ones
+    and ``views`` (a GraphModule over the call's tensors and the function's constants) makes the others, as eager
+    does. ``computed``/``viewed``: their positions among the flat outputs; ``output_tree``: how they nest."""
+
+    def __init__(self, views, computed: tuple[int, ...], viewed: tuple[int, ...], constants: tuple, output_tree):
+        super().__init__("it returns some of its inputs (or views of them) along with computed tensors")
+        self.views, self.computed, self.viewed = views, computed, viewed
+        self.constants, self.output_tree = constants, output_tree
+
+
 class ModelUnavailable(AscendGenError):
     """The model server could not be reached or refused the request; the message names the URL and the fix."""
 

@@ -386,3 +386,21 @@ def test_a_function_that_sorts_around_other_work_runs_a_kernel_per_stage(tmp_pat
     templates = sorted(k.entry.meta["winner"]["variant"]["template"] for k in fast.kernels())
     assert "sort" in templates and len(templates) == 3, templates
     assert len(launches) == 3  # the call ran the stages' kernels, one launch each
+
+
+def qkv_split(qkv):
+    """ViT attention's input: q scaled (computed), k and v views of the input, as timm returns them."""
+    q, k, v = qkv.reshape(qkv.shape[0], qkv.shape[1], 3, 4, -1).permute(2, 0, 3, 1, 4).unbind(0)
+    return q * 0.125, k, v
+
+
+def test_outputs_that_are_views_of_inputs_stay_views_and_the_computed_ones_get_a_kernel(tmp_path, monkeypatch):
+    fast = ascend_kernel(qkv_split, cache_dir=tmp_path, progress=False, strict=True)
+    qkv = torch.randn(2, 5, 3 * 32)
+    fast(qkv)
+    launches = _launches(monkeypatch)
+    q, k, v = fast(qkv)
+    expected = qkv_split(qkv)
+    assert torch.equal(q, expected[0]) and torch.equal(k, expected[1]) and torch.equal(v, expected[2])
+    assert k.untyped_storage().data_ptr() == qkv.untyped_storage().data_ptr() == v.untyped_storage().data_ptr()
+    assert q.untyped_storage().data_ptr() != qkv.untyped_storage().data_ptr() and len(launches) == 1

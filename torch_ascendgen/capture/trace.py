@@ -33,7 +33,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from torch_ascendgen.capture import collapse, domains, sizes
 from torch_ascendgen.capture.task import CallPattern, KernelTask, TensorSpec, ValueDomain, constant_digest, value_domain
-from torch_ascendgen.errors import NotExpressible, NothingToCompute, UnsupportedFunction
+from torch_ascendgen.errors import NotExpressible, NothingToCompute, ReturnsViews, UnsupportedFunction
 
 logger = logging.getLogger("torch_ascendgen")
 
@@ -262,7 +262,7 @@ def _task(graph: torch.fx.GraphModule, tensors: list[torch.Tensor], constants: t
     """The task at the call's own rank: symbolic where every size and guard can be written as size text, else
     specialised to the traced shapes. ``returned``: how the function's result nests (a torch.return_types tuple,
     say), which the graph's plain tuples lose."""
-    outputs, tree = _outputs(graph)
+    outputs, tree = _outputs(graph, constants, returned)
     traced = tuple(tuple(t.shape) for t in tensors) + tuple(tuple(c.shape) for c in constants)
     try:
         described = _Description(graph, symbolic=True)
@@ -280,7 +280,8 @@ def _task(graph: torch.fx.GraphModule, tensors: list[torch.Tensor], constants: t
                          traced[:count]))
 
 
-def _outputs(graph: torch.fx.GraphModule) -> tuple[list, Any]:
+def _outputs(graph: torch.fx.GraphModule, constants: tuple[torch.Tensor, ...] = (),
+             returned: pytree.TreeSpec | None = None) -> tuple[list, Any]:
     output_node = next(node for node in graph.graph.nodes if node.op == "output")
     leaves, tree = pytree.tree_flatten(output_node.args[0])
     values = []
@@ -295,8 +296,20 @@ def _outputs(graph: torch.fx.GraphModule) -> tuple[list, Any]:
     if all(views):
         raise NothingToCompute("it returns views of its inputs, which eager makes without copying")
     if any(views):
-        raise UnsupportedFunction("it returns one of its inputs (or a view of one) instead of a new tensor")
+        viewed = tuple(i for i, view in enumerate(views) if view)
+        raise ReturnsViews(_views_module(graph, [leaves[i] for i in viewed]), tuple(i for i, v in enumerate(views)
+                           if not v), viewed, constants, returned if returned is not None else tree)
     return values, tree
+
+
+def _views_module(graph: torch.fx.GraphModule, leaves: list[torch.fx.Node]) -> torch.fx.GraphModule:
+    """The graph's ops that make ``leaves`` (views of its inputs) alone: a copy returning them, the rest dropped."""
+    copy = torch.fx.Graph()
+    mapping: dict = {}
+    copy.graph_copy(graph.graph, mapping)
+    copy.output(tuple(mapping[leaf] for leaf in leaves))
+    copy.eliminate_dead_code()
+    return torch.fx.GraphModule(graph, copy)
 
 
 def _aliases_input(node: torch.fx.Node) -> bool:

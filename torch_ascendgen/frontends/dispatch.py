@@ -24,7 +24,7 @@ import torch
 
 from torch_ascendgen.capture import KernelTask, capture, value_domain
 from torch_ascendgen.capture.stages import Stages, needs_stages, split_stages
-from torch_ascendgen.errors import NothingToCompute, UnsupportedFunction
+from torch_ascendgen.errors import NothingToCompute, ReturnsViews, UnsupportedFunction
 from torch_ascendgen.evaluate.verify import task_input_sets, verify
 from torch_ascendgen.pipeline import CompiledKernel, Options, compile_task, verify_shape
 from torch_ascendgen.targets.runtime import kernel_op
@@ -63,13 +63,16 @@ class Kernels:
         """The kernel for ``function`` on ``tensors`` (its flat tensor inputs), verified at their shapes. Raises
         what capture, compile_task or verify_shape raise (UnsupportedFunction when there is no kernel to have).
         With ``stages``, a function that sorts around other work gets a kernel per stage (capture/stages.py)."""
-        if any(t.numel() == 0 for t in tensors):
-            task, binding = self._empty_task(function, tensors, target)
-            if not any(math.prod(shape) for shape in task.call.output_shapes(binding)):
-                # the original makes them: eager's empty results are not always its meta shapes (pixel_unshuffle)
-                raise NothingToCompute("every output is empty")
-        else:
-            task, binding = self._task(function, tensors, target, family)
+        try:
+            if any(t.numel() == 0 for t in tensors):
+                task, binding = self._empty_task(function, tensors, target)
+                if not any(math.prod(shape) for shape in task.call.output_shapes(binding)):
+                    # the original makes them: eager's empty results are not always its meta shapes (pixel_unshuffle)
+                    raise NothingToCompute("every output is empty")
+            else:
+                task, binding = self._task(function, tensors, target, family)
+        except ReturnsViews as mixed:
+            return self._with_views(function, tensors, target, family, stages, mixed)
         if stages and needs_stages(task.graph):
             return self._staged(function, task, binding, tensors, target)
         reference = task.reference(function, [tuple(t.shape) for t in tensors])
@@ -89,6 +92,30 @@ class Kernels:
         outputs = task.call.output_shapes(binding) if shapes is not None else None
         return Kernel(compiled, _adapted(kernel_op(compiled), shapes, outputs, constants), task.output_tree,
                       task_inputs)
+
+    def _with_views(self, function: Callable, tensors: list[torch.Tensor], target: Target, family: Hashable,
+                    stages: bool, mixed: ReturnsViews) -> Kernel:
+        """A function returning views of its inputs along with computed tensors: the kernel of its computed outputs,
+        and its own view ops for the others (they alias the call's tensors, as eager's do)."""
+        computed, viewed, views, constants = mixed.computed, mixed.viewed, mixed.views, list(mixed.constants)
+
+        def compute(*flat: torch.Tensor) -> tuple[torch.Tensor, ...]:
+            leaves = torch.utils._pytree.tree_leaves(function(*flat))
+            return tuple(leaves[i] for i in computed)
+
+        kernel = self.prepare(compute, tensors, target, (family, "computed"), stages)
+        made = kernel.op
+        count = len(computed) + len(viewed)
+
+        def op(call: list[torch.Tensor]) -> list[torch.Tensor]:
+            results: list = [None] * count
+            for position, value in zip(computed, made(call)):
+                results[position] = value
+            for position, value in zip(viewed, views(*call, *constants)):
+                results[position] = value
+            return results
+
+        return Kernel(kernel.compiled, op, mixed.output_tree, kernel.task_inputs, kernel.stages)
 
     def _staged(self, function: Callable, task: KernelTask, binding: dict[str, int], tensors: list[torch.Tensor],
                 target: Target) -> Kernel:
