@@ -404,3 +404,18 @@ def test_outputs_that_are_views_of_inputs_stay_views_and_the_computed_ones_get_a
     assert torch.equal(q, expected[0]) and torch.equal(k, expected[1]) and torch.equal(v, expected[2])
     assert k.untyped_storage().data_ptr() == qkv.untyped_storage().data_ptr() == v.untyped_storage().data_ptr()
     assert q.untyped_storage().data_ptr() != qkv.untyped_storage().data_ptr() and len(launches) == 1
+
+
+def lrn(x):
+    return F.local_response_norm(x, size=5)
+
+
+def test_shapes_the_generic_kernel_declines_get_a_kernel_of_their_own(tmp_path):
+    """The window's padding guard holds for 16 channels, not for 3: the generic kernel declines [2, 3, 4, 4], and
+    the function traced for those shapes alone gets its own kernel."""
+    fast = ascend_kernel(lrn, cache_dir=tmp_path, progress=False, strict=True)
+    wide, narrow = torch.randn(2, 16, 4, 4), torch.randn(2, 3, 4, 4)
+    torch.testing.assert_close(fast(wide), lrn(wide))
+    torch.testing.assert_close(fast(narrow), lrn(narrow))
+    assert fast.route(narrow) == ("kernel", "") and len(fast.kernels()) == 2
+    assert [k.runner.task.specialized for k in fast.kernels()] == [False, True]

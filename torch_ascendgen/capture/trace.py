@@ -47,18 +47,20 @@ _CATEGORY_OPS = (
 )
 
 
-def capture(function: Callable, tensors: list[torch.Tensor], name: str = "") -> KernelTask:
+def capture(function: Callable, tensors: list[torch.Tensor], name: str = "", specialize: bool = False) -> KernelTask:
     """Trace ``function(*tensors)`` to core ATen and describe it.
 
     ``function`` takes only tensors; the caller binds everything else (Python numbers, module
-    parameters) beforehand. Raises UnsupportedFunction when the function cannot become a kernel.
+    parameters) beforehand. Raises UnsupportedFunction when the function cannot become a kernel. With
+    ``specialize``, the task holds for these tensors' shapes only (its kernel may use them as numbers).
     """
     if not tensors:
         raise UnsupportedFunction("it takes no tensor inputs")
     graph, returned = _traced(function, tensors)
     _check_pure(graph)
     constants = _lift_constants(graph)
-    task = _task(graph, tensors, constants, name or getattr(function, "__qualname__", "function"), returned)
+    task = _task(graph, tensors, constants, name or getattr(function, "__qualname__", "function"), returned,
+                 symbolic=not specialize)
     return _collapsed(task) or task
 
 
@@ -258,13 +260,15 @@ def _drop_attribute(graph: torch.nn.Module, target: str) -> None:
 
 
 def _task(graph: torch.fx.GraphModule, tensors: list[torch.Tensor], constants: tuple[torch.Tensor, ...],
-          name: str, returned: pytree.TreeSpec) -> KernelTask:
+          name: str, returned: pytree.TreeSpec, symbolic: bool = True) -> KernelTask:
     """The task at the call's own rank: symbolic where every size and guard can be written as size text, else
     specialised to the traced shapes. ``returned``: how the function's result nests (a torch.return_types tuple,
     say), which the graph's plain tuples lose."""
     outputs, tree = _outputs(graph, constants, returned)
     traced = tuple(tuple(t.shape) for t in tensors) + tuple(tuple(c.shape) for c in constants)
     try:
+        if not symbolic:
+            raise NotExpressible("specialized on request")
         described = _Description(graph, symbolic=True)
         described.check(traced)
     except NotExpressible:

@@ -75,23 +75,51 @@ class Kernels:
             return self._with_views(function, tensors, target, family, stages, mixed)
         if stages and needs_stages(task.graph):
             return self._staged(function, task, binding, tensors, target)
-        reference = task.reference(function, [tuple(t.shape) for t in tensors])
+        compiled = self._compiled_for(function, task, binding, tensors, target)
+        try:
+            return self._verified(compiled, function, task, binding, tensors)
+        except UnsupportedFunction as refused:
+            if task.specialized:
+                raise
+            return self._specialized(function, tensors, target, refused)
+
+    def _compiled_for(self, function: Callable, task: KernelTask, binding: dict[str, int], tensors: list[torch.Tensor],
+                      target: Target) -> CompiledKernel:
+        """The task's kernel: got before, or compiled now (searched at this call's shapes)."""
         compiled = self._compiled.get((task.key, target))
         if compiled is None:
+            reference = task.reference(function, [tuple(t.shape) for t in tensors])
             compiled = self._compiled[(task.key, target)] = compile_task(
                 _at_call_shapes(task, binding, tensors), reference, self.options, target)
+        return compiled
+
+    def _verified(self, compiled: CompiledKernel, function: Callable, task: KernelTask, binding: dict[str, int],
+                  tensors: list[torch.Tensor]) -> Kernel:
+        """The kernel ready for this call, verified at its shapes (verify_shape raises where it declines or fails)."""
         constants = self._device_constants(task, tensors[0].device)
         shapes = task.call.task_shapes(binding) if task.call.collapsed else None
 
-        def task_inputs(call: list[torch.Tensor]) -> list[torch.Tensor]:
-            moved = [t.reshape(s) for t, s in zip(call, shapes)] if shapes is not None else list(call)
-            return moved + constants
-
+        task_inputs = _task_inputs(shapes, constants)
+        reference = task.reference(function, [tuple(t.shape) for t in tensors])
         domains = [value_domain(t, d.bounds if d else ()) for t, d in zip(tensors, task.domains)]
         verify_shape(compiled, reference, task_inputs(tensors), self.options, domains + [None] * len(constants))
         outputs = task.call.output_shapes(binding) if shapes is not None else None
         return Kernel(compiled, _adapted(kernel_op(compiled), shapes, outputs, constants), task.output_tree,
                       task_inputs)
+
+    def _specialized(self, function: Callable, tensors: list[torch.Tensor], target: Target,
+                     refused: UnsupportedFunction) -> Kernel:
+        """A kernel of its own for shapes that the kernel of the function's shape-generic task declines or fails
+        at (a window wider than a dimension, say): the function traced for these shapes only."""
+        task = capture(function, target.host_copies(tensors), name=self.name, specialize=True)
+        binding = task.call.binding(tensors)
+        if binding is None:
+            raise refused
+        try:
+            compiled = self._compiled_for(function, task, binding, tensors, target)
+        except UnsupportedFunction as exc:
+            raise UnsupportedFunction(f"{refused}; and for these shapes alone: {exc}") from None
+        return self._verified(compiled, function, task, binding, tensors)
 
     def _with_views(self, function: Callable, tensors: list[torch.Tensor], target: Target, family: Hashable,
                     stages: bool, mixed: ReturnsViews) -> Kernel:
@@ -128,10 +156,7 @@ class Kernels:
         constants = self._device_constants(task, tensors[0].device)
         shapes = task.call.task_shapes(binding) if task.call.collapsed else None
 
-        def task_inputs(call: list[torch.Tensor]) -> list[torch.Tensor]:
-            moved = [t.reshape(s) for t, s in zip(call, shapes)] if shapes is not None else list(call)
-            return moved + constants
-
+        task_inputs = _task_inputs(shapes, constants)
         ready: dict[str, tuple[Callable, CompiledKernel | None]] = {}
 
         def run_stage(name: str, args: tuple) -> Any:
@@ -203,6 +228,14 @@ class Kernels:
             raise UnsupportedFunction("its capture at empty sizes does not describe the call")
         return task, binding
 
+
+
+def _task_inputs(shapes: list | None, constants: list[torch.Tensor]) -> Callable[[list[torch.Tensor]], list]:
+    """The call's tensors as the task takes them: reshaped to its shapes (a collapsed task), its constants appended."""
+    def task_inputs(call: list[torch.Tensor]) -> list[torch.Tensor]:
+        moved = [t.reshape(s) for t, s in zip(call, shapes)] if shapes is not None else list(call)
+        return moved + constants
+    return task_inputs
 
 
 def _at_call_shapes(task: KernelTask, binding: dict[str, int], tensors: list[torch.Tensor]) -> KernelTask:
