@@ -32,6 +32,7 @@ from torch.fx.experimental.proxy_tensor import make_fx
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from torch_ascendgen.capture import collapse, domains, sizes
+from torch_ascendgen.capture.fake_quant import fake_quant_decompositions
 from torch_ascendgen.capture.task import CallPattern, KernelTask, TensorSpec, ValueDomain, constant_digest, value_domain
 from torch_ascendgen.errors import NotExpressible, NothingToCompute, ReturnsViews, UnsupportedFunction
 
@@ -100,8 +101,9 @@ def _make_fx(function: Callable, tensors) -> torch.fx.GraphModule:
 @functools.cache
 def _decompositions() -> dict:
     """Core ATen's decompositions, with nll_loss's taking the byte targets eager takes (its decomposition gathers
-    with them, and gather wants int64)."""
+    with them, and gather wants int64), and fake quantization's (fake_quant.py)."""
     table = dict(core_aten_decompositions())
+    table.update(fake_quant_decompositions())
     for op in (torch.ops.aten.nll_loss_forward.default, torch.ops.aten.nll_loss2d_forward.default):
         if op in table:
             table[op] = _with_int64_target(table[op])
