@@ -148,6 +148,32 @@ __aicore__ inline float FMaxNaN(float a, float b) { return a != a ? a : (b != b 
 __aicore__ inline float FMinNaN(float a, float b) { return a != a ? a : (b != b ? b : (a < b ? a : b)); }
 __aicore__ inline bool IsInfF(float a) { return a == 1.0f / 0.0f || a == -1.0f / 0.0f; }
 
+// C's fmod, exactly: |a| reduced by |b| * 2^k for k from the largest with |b| * 2^k <= |a| down to 0. Each step's
+// remainder r satisfies t <= r < 2t before the subtraction (t = |b| * 2^k), so r - t is exact (Sterbenz), and
+// doubling or halving t between |b| and |a| is exact; the result takes a's sign. NaN for b == 0, an infinite a
+// or a NaN operand, and where the quotient overflows (as PyTorch gives); a itself where |a| < |b| (an infinite b,
+// a zero a).
+__aicore__ inline float FmodF(float a, float b)
+{
+    if (a != a || b != b || b == 0.0f || IsInfF(a)) return 0.0f / 0.0f;
+    float r = a < 0.0f ? -a : a;
+    const float y = b < 0.0f ? -b : b;
+    if (r < y) return a;
+    // PyTorch's vectorised CPU fmod (Sleef's) gives NaN where its quotient |a| * (1 / |b|) overflows (|b| below
+    // FLT_MIN scaled by 2^25 first, as it scales it): eager's answer there, which the kernel gives too
+    const bool tiny = y < 1.17549435e-38f;
+    const float n = tiny ? r * 33554432.0f : r;
+    if (IsInfF(n * (1.0f / (tiny ? y * 33554432.0f : y)))) return 0.0f / 0.0f;
+    float t = y;
+    while (t + t <= r) t = t + t;  // 2t overflowing to inf stops it
+    while (true) {
+        if (r >= t) r = r - t;
+        if (t == y) break;
+        t = t * 0.5f;
+    }
+    return a < 0.0f ? -r : r;
+}
+
 // float -> int as PyTorch on x86 converts: NaN and out-of-range values give the type's minimum.
 __aicore__ inline int64_t FloatToInt32(float a)
 {

@@ -28,6 +28,12 @@ def _rope_half(x, cos, sin):
     return x * cos + torch.cat([-x[..., half:], x[..., :half]], -1) * sin
 
 
+def _segsum(x):
+    size = x.size(-1)
+    x = x[..., None].expand(*x.shape, size).masked_fill(~torch.tril(torch.ones(size, size, dtype=torch.bool), -1), 0)
+    return torch.exp(torch.cumsum(x, -2).masked_fill(~torch.tril(torch.ones(size, size, dtype=torch.bool)), -torch.inf))
+
+
 # Functions whose every input the verifier may draw freely: checked on its whole input-set plan.
 VERIFIED = {
     "sin_cos": (lambda x: torch.sin(x) * torch.cos(x), [f(40, 80)]),
@@ -80,6 +86,12 @@ VERIFIED = {
     "sign_of_ints": (lambda x: torch.sign(x) * 3, [i(-5, 5, 4, 40, dtype=torch.int16)]),
     "any_all_count_over_outer_dims": (lambda m: ((m == 0).any(dim=0), m.bool().all(dim=0),
                                                  torch.count_nonzero(m, dim=1)), [i(0, 2, 6, 5, 3, dtype=torch.int8)]),
+    # a pooling window is a small sum Inductor unrolls: in float32, as PyTorch sums bfloat16 windows (not rounded
+    # to bfloat16 after every add); odd and even sizes under ceil_mode
+    "avg_pool_ceil_mode_bf16": (lambda x: F.avg_pool2d(x, 2, 2, ceil_mode=True, count_include_pad=False),
+                                [f(2, 3, 7, 10, dtype=torch.bfloat16)]),
+    "mamba2_segment_sums": (_segsum, [f(2, 3, 16) * 0.2]),  # a cumsum as PyTorch's double accumulator keeps it
+    "max_pool_with_indices": (lambda x: F.max_pool2d(x, 2, 2, return_indices=True), [f(2, 3, 8, 12)]),
 }
 
 
@@ -139,6 +151,34 @@ def test_an_index_out_of_range_stops_the_kernel_as_torch_raises(indexed):
         F.embedding(ids, weights)
     with pytest.raises(SimulatorError, match="Trap"):
         ContractKernel(kernel, task, "Ascend910B2")(weights, ids)
+
+
+def test_a_float32_cumsum_drops_what_a_double_accumulator_drops(generated):
+    # 2**64 + 100 is 2**64 in double: eager's running sums after the huge term cancels are 0 and 1, not 100 and 101
+    task, kernel = generated["cumsum_along_rows_scaled"]
+    x = torch.tensor([[-34.5, 2.0 ** 64, 100.0, -(2.0 ** 64), 1.0, 3.0]] * 2)
+    (got,) = ContractKernel(kernel, task, "Ascend910B2")(x)
+    assert torch.equal(got, torch.cumsum(x, -1) * 2)
+
+
+def test_max_pooling_indices_keep_the_last_nan_of_a_window_as_torch_does(generated):
+    task, kernel = generated["max_pool_with_indices"]
+    nan, inf = float("nan"), float("inf")
+    windows = [[nan, nan, 1, 2], [1, nan, nan, 2], [nan, 5, 1, nan], [-inf] * 4, [inf, inf, 1, 2], [1, 3, 3, 2]]
+    # (N, C, output row, output column, window row, window column) -> (N, C, H, W)
+    x = torch.tensor(windows * 4).reshape(2, 3, 2, 2, 2, 2).permute(0, 1, 2, 4, 3, 5).reshape(2, 3, 4, 4)
+    pooled, indices = ContractKernel(kernel, task, "Ascend910B2")(x)
+    expected_pooled, expected_indices = F.max_pool2d(x, 2, 2, return_indices=True)
+    assert torch.equal(indices, expected_indices)
+    torch.testing.assert_close(pooled, expected_pooled, equal_nan=True, rtol=0, atol=0)
+
+
+@pytest.mark.unit
+def test_a_second_lowering_of_a_task_keeps_the_guards_of_the_first():
+    # ceil_mode pooling at an even width: Inductor's output size holds only for even widths, a guard it makes once
+    task = capture(lambda x: F.avg_pool2d(x, 2, 2, ceil_mode=True), [f(2, 3, 7, 10)])
+    first = program_of(task).guards
+    assert first and program_of(task).guards == first
 
 
 @pytest.mark.unit

@@ -1092,16 +1092,16 @@ class PassWriter:
 
     def _inner_scan(self, node: Node, kind: str, value: Val, cls: str, small: bool) -> Val:
         """A scan along the lanes: a running value carried from lane to lane (and chunk to chunk) on the scalar
-        unit, exact as PyTorch's double (float) or int64 accumulator."""
+        unit, in PyTorch's accumulator type (double for float32 sums, not a float pair that keeps what double
+        rounds away when a huge term cancels; int64)."""
         t = self.tiles
         n = node.id
         out = t.temp()
-        if cls == "F" and kind == "add":
-            self.folds.declared.append(f"float carry{n} = 0.0f, carryErr{n} = 0.0f;")
-            step = (f"{{ const float x = {value.expr}.GetValue(lane); const float s = carry{n} + x; "
-                    f"const float bb = s - carry{n}; const float e = (carry{n} - (s - bb)) + (x - bb); "
-                    f"carry{n} = s; if (s - s == 0.0f) carryErr{n} += e; "
-                    f"{out.expr}.SetValue(lane, s + carryErr{n}); }}")
+        if cls == "F" and kind == "add":  # PyTorch's accumulator: double for float32, float for narrower types
+            carry = "double" if node.dtype == torch.float32 else "float"
+            self.folds.declared.append(f"{carry} carry{n} = 0;")
+            step = (f"{{ carry{n} += static_cast<{carry}>({value.expr}.GetValue(lane)); "
+                    f"{out.expr}.SetValue(lane, static_cast<float>(carry{n})); }}")
         elif cls == "F" and kind in ("maximum", "minimum"):
             better = ">" if kind == "maximum" else "<"
             start = "(-1.0f / 0.0f)" if kind == "maximum" else "(1.0f / 0.0f)"

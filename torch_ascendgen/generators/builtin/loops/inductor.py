@@ -10,9 +10,13 @@ part of the generator's identity); anything it does not recognise raises Unsuppo
 
 from __future__ import annotations
 
+import itertools
 import threading
 import warnings
+import weakref
 from collections.abc import Callable
+from functools import partial
+from unittest.mock import patch
 
 import sympy
 import torch
@@ -31,9 +35,13 @@ from torch_ascendgen.generators.builtin.loops.ir import (
     reduction_vars,
     size_symbol,
 )
+from torch_ascendgen.generators.builtin.loops.library_calls import library_call_decompositions
 
 # Inductor keeps its graph, its ops handler and its config in process-wide state: one lowering at a time.
 _LOWERING = threading.Lock()
+# a task's shape environment -> how many guards it held when the task was first lowered
+_GUARDS_BEFORE_LOWERING: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_IN_POOLING: list[bool] = []  # not empty while Inductor lowers a max pooling with indices (under _LOWERING)
 
 _OPTIONS = {
     "force_pointwise_cat": True,  # concatenation as a masked load, not a copy kernel per input
@@ -67,7 +75,7 @@ def program_of(task: KernelTask) -> Program:
 
 
 def _lower(task: KernelTask) -> Program:
-    from torch._inductor import config
+    from torch._inductor import config, ir, lowering
     from torch._inductor.codegen.common import BackendFeature
     from torch._inductor.decomposition import select_decomp_table
     from torch._inductor.graph import GraphLowering
@@ -78,20 +86,74 @@ def _lower(task: KernelTask) -> Program:
     mode = fakes[0].fake_mode
     shape_env = mode.shape_env
     renaming = _SymbolRenaming(fakes)  # before the lowering's guards replace any size symbol by a number
-    guards_before = len(shape_env.guards) if shape_env is not None else 0
-    table = {**select_decomp_table(), **variance_decompositions()}
+    # the shape environment keeps the guards of every earlier lowering of this task (a second lowering re-derives
+    # none of them): the lowering's are all that came after the first lowering began
+    guards_before = _GUARDS_BEFORE_LOWERING.setdefault(shape_env, len(shape_env.guards)) if shape_env is not None else 0
+    table = {**select_decomp_table(), **variance_decompositions(), **library_call_decompositions()}
     with mode:
         graph_module = make_fx(roots_of_variances(task.graph), decomposition_table=table)(*fakes)
     graph = GraphLowering(graph_module, example_inputs=fakes, shape_env=shape_env)
     features = {BackendFeature.SCAN, BackendFeature.TUPLE_REDUCTION, BackendFeature.PREFER_STORE_LOOP_ORDER}
     graph.has_feature = lambda device, feature: feature in features
-    with V.set_graph_handler(graph), V.set_fake_mode(mode), config.patch(_OPTIONS):
+    with (V.set_graph_handler(graph), V.set_fake_mode(mode), config.patch(_OPTIONS),
+          patch.object(ir.Reduction, "_unroll_reduction_fn",
+                       staticmethod(partial(_unrolled_as_eager, ir.Reduction._unroll_reduction_fn))),
+          patch.object(lowering, "_max_pool_with_offsets", partial(_pooling, lowering._max_pool_with_offsets))):
         graph.run(*fakes)
         program = _Translation(graph, renaming).program()
     if shape_env is not None:  # what the lowering assumed about the sizes: the host checks it
         new_guards = [renaming(sympy.sympify(guard.expr)) for guard in shape_env.guards[guards_before:]]
-        program.guards = [guard for guard in new_guards if guard is not sympy.true]
+        program.guards = list(dict.fromkeys(guard for guard in new_guards if guard is not sympy.true))
     return program
+
+
+def _pooling(max_pool_with_offsets: Callable, *args, **kwargs):
+    """Inductor's max pooling with offsets, its argmax windows marked as pooling windows (see _unrolled_as_eager)."""
+    _IN_POOLING.append(True)
+    try:
+        return max_pool_with_offsets(*args, **kwargs)
+    finally:
+        _IN_POOLING.pop()
+
+
+def _unrolled_as_eager(unroll: Callable, inner_fn: Callable, reduction_ranges, reduction_type: str,
+                       src_dtype: torch.dtype) -> Callable:
+    """Inductor's ``Reduction._unroll_reduction_fn`` (``unroll``: a small reduction as one pointwise body, e.g. a
+    pooling window), computed as PyTorch computes it: a sum or product of float16/bfloat16 values in float32 (unrolled
+    in the narrow type, every partial sum would be rounded to it), and a max pooling window's argmax as its CPU kernel
+    takes it (a later NaN replaces an earlier one; torch.argmax keeps the first NaN)."""
+    from torch._inductor.virtualized import ops
+
+    if reduction_type == "argmax" and _IN_POOLING and src_dtype.is_floating_point:
+        return _pooling_argmax(inner_fn, reduction_ranges)
+    if reduction_type not in ("sum", "prod") or src_dtype not in (torch.float16, torch.bfloat16):
+        return unroll(inner_fn, reduction_ranges, reduction_type, src_dtype)
+    return unroll(lambda index, rindex: ops.to_dtype(inner_fn(index, rindex), torch.float32), reduction_ranges,
+                  reduction_type, torch.float32)
+
+
+def _pooling_argmax(inner_fn: Callable, reduction_ranges) -> Callable:
+    """The window's offset of its maximum, walked in order: a value replaces the best so far when it is greater or
+    NaN (PyTorch's CPU max pooling: ``val > maxval || isnan(val)``), so ties keep the first, NaNs the last."""
+    from torch._inductor import ir
+    from torch._inductor.virtualized import V, ops
+
+    ranges = V.graph.sizevars.guard_int_seq(reduction_ranges)
+    flat = ir._fixed_indexer(ranges, ir.FlexibleLayout.contiguous_strides(ranges))
+
+    def fn(index):
+        best = offset = None
+        for rindex in itertools.product(*[range(size) for size in ranges]):
+            value = inner_fn(index, [sympy.Integer(r) for r in rindex])
+            here = ops.index_expr(flat([sympy.Integer(r) for r in rindex]), torch.int64)
+            if best is None:
+                best, offset = value, here
+                continue
+            replaces = ops.logical_or(ops.gt(value, best), ops.ne(value, value))
+            best, offset = ops.where(replaces, value, best), ops.where(replaces, here, offset)
+        return offset
+
+    return fn
 
 
 class _Translation:

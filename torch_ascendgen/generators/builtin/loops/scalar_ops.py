@@ -102,6 +102,7 @@ def _float(op: str, args: list[str]) -> str:
         "neg": lambda: f"(-static_cast<float>({args[0]}))",
         "maximum": lambda: f"FMaxNaN({args[0]}, {args[1]})",
         "minimum": lambda: f"FMinNaN({args[0]}, {args[1]})",
+        "fmod": lambda: f"FmodF({args[0]}, {args[1]})",  # exact, as C's fmod (PyTorch's) is
         "identity": lambda: args[0],
     }
     if op not in table:

@@ -440,7 +440,11 @@ class PassValues:
                 return Val("scalar", f"(({condition.expr}) ? ({a.expr}) : ({b.expr}))")
             a, b = self.tile(a, cls), self.tile(b, cls)
             out = self.t.temp("mask" if cls == "M" else "wide" if cls == "W" else "full")
+            if cls == "W":  # copied lane by lane on the scalar unit: after the vector writes, before the next ones
+                self.t.emit("VectorToScalar();")
             self.t.emit(f"if ({condition.expr}) {self._copy_line(out, a, cls)} else {self._copy_line(out, b, cls)}")
+            if cls == "W":
+                self.t.emit("ScalarToVector();")
             return out
         if cls == "W":
             return self._lanewise(node)
