@@ -171,14 +171,21 @@ def test_a_new_batch_size_after_a_hit_is_verified_before_the_kernel_runs_on_it(t
     launches = _launches(monkeypatch)
     monkeypatch.setattr(pipeline, "verify_loaded",
                         lambda *a, **k: Verdict(False, "rejected by the test", kind="values"))
+    from torch_ascendgen.frontends import dispatch
+
+    monkeypatch.setattr(dispatch, "compile_task", _refused)  # and no kernel of its own for those shapes either
     gate, up = torch.randn(5, 64), torch.randn(5, 64)
-    with pytest.warns(AscendGenWarning, match="failed verification at shapes"):
+    with pytest.warns(AscendGenWarning, match="failed verification at shapes .* and for these shapes alone"):
         result = fast(gate, up)
     assert torch.equal(result, swiglu(gate, up)) and launches == []
     assert ((320,), (320,)) not in kernel.verified_shapes
     gate, up = torch.randn(16, 64), torch.randn(16, 64)
     torch.testing.assert_close(fast(gate, up), swiglu(gate, up))
     assert [shapes[0] for shapes in launches] == [(16 * 64,)]  # the verified shape still runs the (1-D) kernel
+
+
+def _refused(*args, **kwargs):
+    raise UnsupportedFunction("no candidate kernel passed verification (refused by the test)")
 
 
 def test_alternating_batch_sizes_each_get_their_own_verified_route(tmp_path, monkeypatch):

@@ -49,8 +49,18 @@ def test_the_decorated_function_is_a_verified_kernel_equal_to_torch(cache_dir, f
     assert kernel.entry.meta["winner"]["ok"]
 
 
-def test_a_sort_of_a_computed_value_is_refused_with_the_reason(cache_dir):
-    fast = ascend_kernel(lambda x: torch.topk(torch.softmax(x, -1), 2), strict=True, cache_dir=cache_dir,
-                         progress=False)
-    with pytest.raises(UnsupportedFunction, match="kernel input only"):
+def test_a_top_k_of_a_computed_value_runs_as_stages_in_torchs_tie_order(cache_dir):
+    def scaled_top(x):
+        return torch.topk(x * 2 + 1, 3)
+
+    fast = ascend_kernel(scaled_top, strict=True, cache_dir=cache_dir, progress=False)
+    x = torch.randint(-4, 4, (32, 40)).float()  # ties everywhere
+    got, expected = fast(x), scaled_top(x)
+    assert torch.equal(got.values, expected.values) and torch.equal(got.indices, expected.indices)
+    assert len(fast.kernels()) == 2  # the scaling, then the top-k
+
+
+def test_a_stage_the_generator_cannot_do_refuses_the_function_with_its_reason(cache_dir):
+    fast = ascend_kernel(lambda x: torch.topk(x.long() * 3, 2), strict=True, cache_dir=cache_dir, progress=False)
+    with pytest.raises(UnsupportedFunction, match="sorts torch.int64 values"):
         fast(torch.randn(4, 8))
