@@ -426,3 +426,11 @@ def test_shapes_the_generic_kernel_declines_get_a_kernel_of_their_own(tmp_path):
     torch.testing.assert_close(fast(narrow), lrn(narrow))
     assert fast.route(narrow) == ("kernel", "") and len(fast.kernels()) == 2
     assert [k.runner.task.specialized for k in fast.kernels()] == [False, True]
+
+
+def test_an_expanded_input_runs_the_original_instead_of_being_copied_out(tmp_path):
+    fast = ascend_kernel(swiglu, cache_dir=tmp_path, progress=False)
+    gate, up = torch.randn(1, 64).expand(4096, 64), torch.randn(4096, 64)  # 64 floats seen 4096 times
+    with pytest.warns(AscendGenWarning, match="share memory"):
+        result = fast(gate, up)
+    assert torch.equal(result, swiglu(gate, up))

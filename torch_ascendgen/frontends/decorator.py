@@ -231,8 +231,14 @@ def _require_stride_free(function: Callable, tensors: list[torch.Tensor]) -> Non
     contiguous copies, which gives the original's values wherever the function's values do not depend on its
     inputs' strides. Traced once with the real strides (fake tensors): where the original would raise (a .view()
     those strides do not allow) the trace raises, and as_strided of an input (values read through the storage
-    layout) is refused."""
+    layout) is refused, as is an input whose elements share memory (an expand: its copy could be far larger than
+    anything the call holds)."""
     from torch.fx.experimental.proxy_tensor import make_fx
+
+    if any(t.numel() > _span(t) for t in tensors):
+        raise UnsupportedFunction("it was given a tensor whose elements share memory (an expand or broadcast view), "
+                                  "which a kernel would need copied out in full; pass .contiguous() tensors to use a "
+                                  "kernel")
 
     try:
         graph = make_fx(function, tracing_mode="fake")(*tensors).graph
@@ -244,6 +250,13 @@ def _require_stride_free(function: Callable, tensors: list[torch.Tensor]) -> Non
                 and getattr(node.args[0], "op", None) == "placeholder"):
             raise UnsupportedFunction("it reads a non-contiguous input through as_strided, whose values depend on "
                                       "the input's memory layout; pass .contiguous() tensors to use a kernel")
+
+
+def _span(tensor: torch.Tensor) -> int:
+    """How many elements of its storage a tensor reaches (fewer than its numel when elements share memory)."""
+    if tensor.numel() == 0:
+        return 0
+    return sum((size - 1) * abs(stride) for size, stride in zip(tensor.shape, tensor.stride())) + 1
 
 
 def _contiguous_first(op: Callable[[list], Any]) -> Callable[[list], Any]:

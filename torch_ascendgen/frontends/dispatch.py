@@ -33,13 +33,12 @@ from torch_ascendgen.targets.target import Target
 
 class Kernel(NamedTuple):
     """A kernel ready to run at the shapes it was prepared for (for a function cut into stages, its kernels in turn:
-    ``compiled`` is the first stage's kernel, ``stages`` all of them)."""
+    ``compiled`` is the first stage's kernel)."""
 
     compiled: CompiledKernel
     op: Callable[[list[torch.Tensor]], list[torch.Tensor]]  # the call's flat tensors in, its flat outputs out
     output_tree: Any  # how the function's outputs nest (pytree spec)
     task_inputs: Callable[[list[torch.Tensor]], list[torch.Tensor]]  # the call's tensors as the kernel takes them
-    stages: tuple[CompiledKernel, ...] = ()
 
 
 class Kernels:
@@ -98,7 +97,6 @@ class Kernels:
         """The kernel ready for this call, verified at its shapes (verify_shape raises where it declines or fails)."""
         constants = self._device_constants(task, tensors[0].device)
         shapes = task.call.task_shapes(binding) if task.call.collapsed else None
-
         task_inputs = _task_inputs(shapes, constants)
         reference = task.reference(function, [tuple(t.shape) for t in tensors])
         domains = [value_domain(t, d.bounds if d else ()) for t, d in zip(tensors, task.domains)]
@@ -143,7 +141,7 @@ class Kernels:
                 results[position] = value
             return results
 
-        return Kernel(kernel.compiled, op, mixed.output_tree, kernel.task_inputs, kernel.stages)
+        return Kernel(kernel.compiled, op, mixed.output_tree, kernel.task_inputs)
 
     def _staged(self, function: Callable, task: KernelTask, binding: dict[str, int], tensors: list[torch.Tensor],
                 target: Target) -> Kernel:
@@ -155,7 +153,6 @@ class Kernels:
         split = self._stages[task.key]
         constants = self._device_constants(task, tensors[0].device)
         shapes = task.call.task_shapes(binding) if task.call.collapsed else None
-
         task_inputs = _task_inputs(shapes, constants)
         ready: dict[str, tuple[Callable, CompiledKernel | None]] = {}
 
@@ -182,7 +179,7 @@ class Kernels:
             return list(torch.utils._pytree.tree_leaves(chain.run(*task_level)))
 
         outputs = task.call.output_shapes(binding) if shapes is not None else None
-        return Kernel(kernels[0], _adapted(op, shapes, outputs, constants), task.output_tree, task_inputs, kernels)
+        return Kernel(kernels[0], _adapted(op, shapes, outputs, constants), task.output_tree, task_inputs)
 
     def _stage(self, module: torch.fx.GraphModule, tensors: list[torch.Tensor], target: Target,
                family: Hashable) -> tuple[Callable, CompiledKernel | None]:
