@@ -823,37 +823,34 @@ def _compare_outputs(reference_fn: Callable, input_set: InputSet, got: tuple, ex
     exact = _exact_reference(reference_fn, input_set, expected)
     sensitivity = _sensitivity(reference_fn, input_set, exact) if exact is not None else None
     nonfinite = _has_nonfinite(input_set)
-    alternatives = _rounding_alternatives(reference_fn, input_set, got, expected)
+    boundaries = _on_rounding_boundaries(reference_fn, input_set, got, expected)
     try:
         return [_compare(i, g, e, tolerance, None if exact is None else exact[i],
-                         None if sensitivity is None else sensitivity[i], nonfinite, alternatives[i])
+                         None if sensitivity is None else sensitivity[i], nonfinite, boundaries[i])
                 for i, (g, e) in enumerate(zip(got, expected))]
     finally:  # a reference that keeps its outputs must not hand the exact ones to the next candidate
-        _scribble(tuple(x for x in (*(exact or ()), *(sensitivity or ()), *(a for alts in alternatives for a in alts))
-                        if x is not None))
+        _scribble(tuple(x for x in (*(exact or ()), *(sensitivity or ())) if x is not None))
 
 
 def _has_nonfinite(input_set: InputSet) -> bool:
     return any(t.is_floating_point() and not bool(torch.isfinite(t).all()) for t in input_set.tensors)
 
 
-def _rounding_alternatives(reference_fn: Callable, input_set: InputSet, got: tuple,
-                           expected: tuple) -> list[tuple[torch.Tensor, ...]]:
+def _on_rounding_boundaries(reference_fn: Callable, input_set: InputSet, got: tuple,
+                            expected: tuple) -> list[torch.Tensor | None]:
     """For each integer or bool output computed from float inputs (a quantization's round, a comparison, an argmax)
-    that the candidate got wrong somewhere: the values the original gives in float64 and with every float input moved
-    by ROUNDING_ULPS float32 ulps, random signs and then the mirrored signs, for up to ROUNDING_DRAWS draws. Where one
-    of them differs from the original's, the value sits on a rounding boundary (round(x / scale) at k + 0.5, a tie
-    between two maxima) that a kernel's float rounding may fall on the other side of, as eager's own would on another
-    machine: there the candidate may give any of those values. The draws stop once every value the candidate got
-    wrong is one of them (scale-invariant functions, x / amax(x), move only where signs differ: one draw is not
-    enough). Empty tuples for the other outputs."""
-    wanted = [not e.is_floating_point() and not e.is_complex() and g.shape == e.shape and g.dtype == e.dtype
-              for g, e in zip(got, expected)]
-    unexplained = [(g != e) if w else None for g, e, w in zip(got, expected, wanted)]
-    alternatives: list[tuple[torch.Tensor, ...]] = [() for _ in expected]
+    that the candidate got wrong somewhere: where the candidate's value is one the original gives in float64 or with
+    every float input moved by ROUNDING_ULPS float32 ulps (random signs, then the mirrored signs, for up to
+    ROUNDING_DRAWS draws). There the value sits on a rounding boundary (round(x / scale) at k + 0.5, a tie between two
+    maxima) that a kernel's float rounding may fall on the other side of, as eager's own would on another machine.
+    The draws stop once every value the candidate got wrong is explained (scale-invariant functions, x / amax(x), move
+    only where signs differ: one draw is not enough). None for the other outputs."""
+    explained = [torch.zeros(e.shape, dtype=torch.bool) if not e.is_floating_point() and not e.is_complex()
+                 and g.shape == e.shape and g.dtype == e.dtype and bool((g != e).any()) else None
+                 for g, e in zip(got, expected)]
     floats = [i for i, t in enumerate(input_set.tensors) if t.is_floating_point()]
-    if not floats or not any(u is not None and bool(u.any()) for u in unexplained):
-        return alternatives
+    if not floats or all(x is None for x in explained):
+        return [None] * len(expected)
     generator = torch.Generator().manual_seed((input_set.seed or 0) % (1 << 63))
     eps = torch.finfo(torch.float32).eps * ROUNDING_ULPS
     for draw in range(2 * ROUNDING_DRAWS + 1):
@@ -866,17 +863,14 @@ def _rounding_alternatives(reference_fn: Callable, input_set: InputSet, got: tup
         try:
             outputs = _run_reference(reference_fn, InputSet(input_set.name, tensors))
         except ReferenceFailed:
-            return alternatives
-        for i, output in enumerate(outputs[:len(expected)]):
-            if unexplained[i] is not None and output.shape == expected[i].shape and not output.is_floating_point():
-                alternative = output.to(expected[i].dtype)
-                alternatives[i] += (alternative,)
-                unexplained[i] &= got[i] != alternative
-            else:
-                _scribble((output,))
-        if not any(u is not None and bool(u.any()) for u in unexplained):
             break
-    return alternatives
+        for i, output in enumerate(outputs[:len(expected)]):
+            if explained[i] is not None and output.shape == expected[i].shape and not output.is_floating_point():
+                explained[i] |= got[i].cpu() == output.to(expected[i].dtype).cpu()
+            _scribble((output,))
+        if all(x is None or bool((x | (got[i].cpu() == expected[i].cpu())).all()) for i, x in enumerate(explained)):
+            break
+    return explained
 
 
 def _exact_reference(reference_fn: Callable, input_set: InputSet, expected: tuple) -> tuple | None:
@@ -1016,9 +1010,9 @@ class _Tally:
 
 def _compare(index: int, got: torch.Tensor, expected: torch.Tensor, tolerance: Tolerance | None,
              exact: torch.Tensor | None = None, sensitivity: torch.Tensor | None = None, nonfinite: bool = False,
-             alternatives: tuple[torch.Tensor, ...] = ()) -> _Errors:
+             boundary: torch.Tensor | None = None) -> _Errors:
     """Same non-finite values (see _close), finite values close element-wise, as a whole, and without bias;
-    integers equal, or one of their ``alternatives`` (see _rounding_alternatives).
+    integers equal, except on a rounding ``boundary`` (see _on_rounding_boundaries).
 
     Compared COMPARE_CHUNK elements at a time, so that the temporaries stay small whatever the output's size.
     """
@@ -1029,11 +1023,11 @@ def _compare(index: int, got: torch.Tensor, expected: torch.Tensor, tolerance: T
     x_all = exact.detach().cpu().reshape(-1) if exact is not None else None
     s_all = sensitivity.reshape(-1) if sensitivity is not None and exact is not None else None
     tally = _Tally(step=max(1, -(-e_all.numel() // BIAS_SAMPLES)))
-    a_all = tuple(a.detach().cpu().reshape(-1) for a in alternatives)
+    b_all = boundary.reshape(-1) if boundary is not None else None
     for start in range(0, e_all.numel(), COMPARE_CHUNK):
         part = slice(start, start + COMPARE_CHUNK)
         _tally_chunk(tally, start, g_all[part], e_all[part], None if x_all is None else x_all[part],
-                     None if s_all is None else s_all[part], tol, nonfinite, tuple(a[part] for a in a_all))
+                     None if s_all is None else s_all[part], tol, nonfinite, None if b_all is None else b_all[part])
     errors = _Errors(tally.max_abs, tally.max_rel, tally.max_ulps)
     if tally.bad:
         raise _mismatch(index, tally, e_all.numel(), tuple(expected.shape), errors)
@@ -1046,7 +1040,7 @@ def _compare(index: int, got: torch.Tensor, expected: torch.Tensor, tolerance: T
 
 def _tally_chunk(tally: _Tally, start: int, got: torch.Tensor, expected: torch.Tensor, exact: torch.Tensor | None,
                  sensitivity: torch.Tensor | None, tol: Tolerance, nonfinite: bool = False,
-                 alternatives: tuple[torch.Tensor, ...] = ()) -> None:
+                 boundary: torch.Tensor | None = None) -> None:
     dtype = expected.dtype
     work = torch.float32 if expected.is_floating_point() and expected.element_size() <= 4 else torch.float64
     g, e = got.to(work), expected.to(work)
@@ -1062,8 +1056,8 @@ def _tally_chunk(tally: _Tally, start: int, got: torch.Tensor, expected: torch.T
             close |= _either_nan(g, e)
     else:
         close = got == expected
-        for alternative in alternatives:
-            close |= got == alternative
+        if boundary is not None:
+            close |= boundary
     bad = ~close
     count = int(bad.sum())
     if count and tally.first_bad is None:
