@@ -1,5 +1,5 @@
-// Built-in generator template: torch.sort / torch.argsort and torch.topk along the last dimension, on the
-// vector unit's sort instructions (Sort32, MrgSort, Extract), in the order torch's CPU kernels give.
+// Built-in generator template: torch.sort / torch.argsort and torch.topk along any dimension, on the vector
+// unit's sort instructions (Sort32, MrgSort, Extract), in the order torch's CPU kernels give.
 //
 // Keys. Every element becomes a (float key, uint32 payload) pair. The key is the value (descending) or its
 // negation (ascending), so that the hardware's descending sort gives the wanted order; -0.0 is keyed as +0.0
@@ -25,9 +25,17 @@
 // Values of long rows are rebuilt from their keys (and NaN payloads read back from the input). bfloat16
 // top-k values of NaN are 0x7FC0: torch's bfloat16 topk goes through float (CANONICAL_NAN).
 //
-// Limits (the tiling declines, and torch runs): rows of 2^30 elements and more; unstable sorts of rows longer
-// than CHUNK (std::sort's order is rebuilt in UB only); long-row top-k with k >= LONG_KEEP, or with
-// k * 64 > n (std::nth_element's order) on rows over 2 * CHUNK.
+// Unstable sorts of long rows go out in the stable order; a row with equal values is then redone in std::sort's
+// order by the scalar unit in the workspace (LongStdSort). torch sorts a 1-D integer tensor (not bool) of 32768
+// elements and more ascending by a stable radix sort, whatever `stable` says: those keep the stable order.
+//
+// Along a dim that is not the last (STRIDED, inner > 1 elements after each one of the sorted dim), tiles of rows
+// are read as they lie in GM and turned into rows in UB by a Gather (see Tables), and back for the outputs.
+//
+// Limits (the tiling declines, and torch runs): rows of 2^30 elements and more; long-row top-k of int32 / int64
+// (ranks need the row in UB), with k >= LONG_KEEP, or with k * 64 > n (std::nth_element's order) on rows over
+// 2 * CHUNK; along a dim that is not the last, rows longer than CHUNK, and tiles of fewer columns of a slab than
+// fill a 32-byte block (short tiles of long rows with many elements after the sorted dim).
 //
 // The regions between "// <<name" and "// >>name" are written by torch_ascendgen's generator; as checked
 // in they hold an example — torch.topk(x, 4) of float rows, values and indices — so that this file is a
@@ -48,6 +56,13 @@ struct TilingData {
     uint32_t wsPerBlock;    // bytes of workspace per block (long-row sorts): three areas of n pairs and a table
     uint32_t split;         // long-row top-k: blocks sharing one row (1: a block takes whole rows)
     uint32_t chunksPerPart; // ... and the chunks each of them takes
+    uint32_t inner;         // product of the dims after the sorted one (1: rows are contiguous)
+    uint32_t outer;         // inner > 1: product of the dims before the sorted one ("slabs" of n * inner)
+    uint32_t slabsPerTile;  // inner > 1: whole slabs in a tile (inner <= rowsPerTile), or 0: a tile takes
+    uint32_t tilesPerSlab;  // ... rowsPerTile columns of one slab at a time, tilesPerSlab tiles to a slab
+    uint32_t tiles;         // inner > 1: tiles in all
+    uint32_t tilesPerBlock;
+    uint32_t stableTies;    // unstable sorts: equal values stay in index order (torch's radix sort of 1-D integers)
 };
 
 constexpr uint32_t ORDER_STABLE = 0;    // torch.sort(stable=True): equal values in index order
@@ -63,9 +78,16 @@ constexpr uint32_t TOPK = 4;            // topk's k (0 for sorts)
 constexpr bool SORTED = true;           // topk's sorted: false leaves std::nth_element's arrangement (k * 64 > n)
 constexpr bool VALUES_OUT = true;
 constexpr bool INDICES_OUT = true;
-constexpr int32_t TRAILING_ONES = 0;    // size-1 dims after the sorted one
+constexpr int32_t TRAILING = 0;         // dims after the sorted one
+constexpr bool STRIDED = false;         // some of them are not size 1: rows are read and written with a stride
 constexpr int32_t SOURCE = 0;           // the input sorted
 constexpr bool CANONICAL_NAN = false;   // NaN values come out as 0x7FC0 (torch's bfloat16 topk goes through float)
+constexpr uint32_t RADIX_DIGITS = 0;    // int32 / int64: 16-bit digits ranked first (see Ranks); 0: float keys
+constexpr bool INTEGER = false;         // In is an integer type (bool as uint8_t)
+constexpr bool RADIX_1D = false;        // unstable ascending sort of integers (not bool): torch sorts a 1-D tensor of
+                                        // 32768 elements and more by a radix sort (stable)
+constexpr float INT_LOW = 0.0f;         // ... and its range (int8, uint8, int16: rebuilt values are clamped to it)
+constexpr float INT_HIGH = 0.0f;
 using In = float;
 // >>config
 
@@ -80,7 +102,8 @@ constexpr uint32_t NEG_ZERO_BIT = 0x80000000u;
 constexpr float POS_INF = __builtin_huge_valf();
 constexpr float NEG_INF = -__builtin_huge_valf();
 constexpr float NAN_KEY = DESCENDING ? POS_INF : NEG_INF;
-constexpr uint32_t IN_SHIFT = sizeof(In) == 4 ? 2 : 1;  // log2(sizeof(In)), for Gather's byte offsets
+constexpr uint32_t IN_SHIFT = sizeof(In) == 8 ? 3 : (sizeof(In) == 4 ? 2 : (sizeof(In) == 2 ? 1 : 0));  // log2
+constexpr bool BYTE_IN = sizeof(In) == 1;       // int8, uint8, bool: no Gather of bytes, no Cast to float
 
 // Bytes of a block's run table in the workspace (long-row sorts): 512-byte aligned, so that one block's scalar
 // table writes (whole 64-byte cache lines) never touch another block's areas.
@@ -90,6 +113,16 @@ __aicore__ inline uint64_t TableBytes(uint64_t chunks) { return (16 * chunks + 5
 struct Elem {
     float key;
     uint32_t pay;
+};
+
+// Where a tile of rows is in GM. Contiguous rows (inner 1): `rows` rows from element `in` of the input and `out`
+// of the outputs. inner > 1: `rows` = slabs * inner rows of whole slabs at `in` / `out` (width 0), or `width`
+// columns of one slab (rows = width), the first at `in` / `out`.
+struct Place {
+    uint64_t in;
+    uint64_t out;
+    uint32_t rows;
+    uint32_t width;
 };
 
 // torch's comparator on keys: `a` goes before `b`. NaN is the largest value (first when descending, last
@@ -114,11 +147,13 @@ __aicore__ inline int32_t FloorLog2(int32_t n)
 // std::sort, over (value, index) pairs compared on the value only; these reproduce the moves of those
 // algorithms (introsort: median of three to the front, unguarded Hoare partition, a 16-element insertion
 // sort threshold and heapsort below depth 2 * log2(n); introselect likewise with a 3-element threshold),
-// so that equal values end where torch's end.
+// so that equal values end where torch's end. Keys and payloads are two arrays in UB (LocalTensor) or, for rows
+// longer than a chunk, in the workspace (GlobalTensor).
 
-class Seq {
+template <typename Keys, typename Pays>
+class SeqOf {
 public:
-    __aicore__ inline Seq(const LocalTensor<float>& keys, const LocalTensor<uint32_t>& pays, uint32_t base)
+    __aicore__ inline SeqOf(const Keys& keys, const Pays& pays, uint32_t base)
     {
         keys_ = keys;
         pays_ = pays;
@@ -363,10 +398,12 @@ public:
     }
 
 private:
-    LocalTensor<float> keys_;
-    LocalTensor<uint32_t> pays_;
+    Keys keys_;
+    Pays pays_;
     uint32_t base_;
 };
+
+using Seq = SeqOf<LocalTensor<float>, LocalTensor<uint32_t>>;
 
 class SortKernel {
 public:
@@ -380,6 +417,17 @@ public:
         keep_ = t.keep;
         split_ = t.split;
         chunksPerPart_ = t.chunksPerPart;
+        inner_ = t.inner;
+        stableTies_ = t.stableTies != 0;
+        outer_ = t.outer;
+        slabsPerTile_ = t.slabsPerTile;
+        if (inner_ > 1) {
+            uint32_t firstTile = t.tilesPerBlock * GetBlockIdx();
+            firstTile_ = firstTile;
+            tileCount_ = firstTile >= t.tiles ? 0 : (t.tiles - firstTile < t.tilesPerBlock ? t.tiles - firstTile
+                                                                                            : t.tilesPerBlock);
+            tilesPerSlab_ = t.tilesPerSlab;
+        }
         uint32_t first = t.rowsPerBlock * GetBlockIdx();
         firstRow_ = first;
         rowCount_ = first >= t.rows ? 0 : (t.rows - first < t.rowsPerBlock ? t.rows - first : t.rowsPerBlock);
@@ -394,12 +442,17 @@ public:
             GM_ADDR mine = workspace + uint64_t(t.wsPerBlock) * GetBlockIdx();
             tableGm_.SetGlobalBuffer((__gm__ uint32_t*)mine);
             wsGm_.SetGlobalBuffer((__gm__ float*)(mine + TableBytes(chunks_)));
+            wsU32Gm_.SetGlobalBuffer((__gm__ uint32_t*)(mine + TableBytes(chunks_)));
         }
         pipe_.InitBuffer(inQ_, BUFFER_NUM, CHUNK * sizeof(In));
         pipe_.InitBuffer(valQ_, 1, CHUNK * sizeof(In));
         pipe_.InitBuffer(idxQ_, 1, CHUNK * sizeof(int64_t));
         pipe_.InitBuffer(work_, (13 * SPAN + 2 * LONG_KEEP) * sizeof(float) + 5 * MASK_SPAN);
         pipe_.InitBuffer(headBuf_, MAX_SPLIT * 32);
+        if constexpr (STRIDED) {
+            pipe_.InitBuffer(stageBuf_, CHUNK * sizeof(In));
+            pipe_.InitBuffer(tableBuf_, 2 * CHUNK * sizeof(uint32_t));
+        }
         Carve();
         Constants();
     }
@@ -410,12 +463,22 @@ public:
             SplitTopK();
             return;
         }
+        if (inner_ > 1) {
+            StridedRows();
+            return;
+        }
         if (rowCount_ == 0) return;
         if (chunks_ == 0) {
             ShortRows();
         } else {
             for (uint32_t r = 0; r < rowCount_; ++r) {
-                if constexpr (ORDER == ORDER_TOPK) LongTopK(firstRow_ + r); else LongSort(firstRow_ + r);
+                if constexpr (ORDER == ORDER_TOPK) {
+                    LongTopK(firstRow_ + r);
+                } else if constexpr (RADIX_DIGITS > 0) {
+                    LongRadix(firstRow_ + r);
+                } else {
+                    LongSort(firstRow_ + r);
+                }
             }
         }
     }
@@ -466,6 +529,131 @@ private:
         CompareScalar(mValid_, colF_, float(realCols), CMPMODE::LT, SPAN);
         CompareScalar(mPair_, colF_, float(realCols) - 1.0f, CMPMODE::LT, SPAN);
         PipeBarrier<PIPE_V>();
+        if constexpr (STRIDED) {
+            if (inner_ > 1) Tables();
+        }
+    }
+
+    // ---- rows along a dim that is not the last (inner > 1) ------------------------------------------------
+    // A tile's elements come in as they lie in GM: whole slabs (s, j, i) contiguously, or `width` columns of one
+    // slab as n strided rows of rowsPerTile elements (j, c) (each a whole number of 32-byte blocks); a Gather
+    // through inTable_ turns them into the tile's rows of rowPad (row s * inner + i, or c), and outTable_ turns
+    // the sorted rows back (the tile position of each output element, in GM order) for the outputs' copies.
+    // Built once per launch by the scalar unit.
+    __aicore__ inline void Tables()
+    {
+        LocalTensor<uint32_t> tables = tableBuf_.Get<uint32_t>();
+        inTable_ = tables[0];
+        outTable_ = tables[CHUNK];
+        uint32_t lg = uint32_t(FloorLog2(int32_t(rowPad_)));
+        uint32_t width = rowsPerTile_;
+        for (uint32_t p = 0; p < CHUNK; ++p) {
+            uint32_t c = p >> lg, j = p & (rowPad_ - 1);
+            uint32_t jj = j < n_ ? j : n_ - 1;
+            uint32_t at = 0;
+            if (slabsPerTile_ > 0) {
+                uint32_t slab = c / inner_, i = c % inner_;
+                at = slab < slabsPerTile_ ? (slab * n_ + jj) * inner_ + i : 0;
+            } else {
+                at = jj * width + c;
+            }
+            inTable_.SetValue(p, at);
+        }
+        for (uint32_t q = 0; q < CHUNK; ++q) {
+            uint32_t p = 0;
+            if (slabsPerTile_ > 0) {
+                uint32_t slab = q / (k_ * inner_), rest = q % (k_ * inner_);
+                uint32_t j = rest / inner_, i = rest % inner_;
+                p = slab < slabsPerTile_ ? ((slab * inner_ + i) << lg) + j : 0;
+            } else {
+                uint32_t j = q / width, c = q % width;
+                p = j < k_ ? (c << lg) + j : 0;
+            }
+            outTable_.SetValue(q, p);
+        }
+        Sync<HardEvent::S_V>();
+    }
+
+    // The block's tiles: whole slabs, or columns of one slab.
+    __aicore__ inline void StridedRows()
+    {
+        for (uint32_t t = firstTile_; t < firstTile_ + tileCount_; ++t) {
+            Place place;
+            if (slabsPerTile_ > 0) {
+                uint32_t slab = t * slabsPerTile_;
+                uint32_t slabs = outer_ - slab < slabsPerTile_ ? outer_ - slab : slabsPerTile_;
+                place = Place{uint64_t(slab) * n_ * inner_, uint64_t(slab) * k_ * inner_, slabs * inner_, 0};
+            } else {
+                uint32_t slab = t / tilesPerSlab_;
+                uint32_t c0 = (t % tilesPerSlab_) * rowsPerTile_;
+                uint32_t width = inner_ - c0 < rowsPerTile_ ? inner_ - c0 : rowsPerTile_;
+                place = Place{uint64_t(slab) * n_ * inner_ + c0, uint64_t(slab) * k_ * inner_ + c0, width, width};
+            }
+            SortTile(place);
+        }
+    }
+
+    // The stage (elements as they lie in GM) to the tile's rows.
+    __aicore__ inline void LoadStrided(const LocalTensor<In>& local, const Place& place)
+    {
+        LocalTensor<In> stage = stageBuf_.Get<In>();
+        Sync<HardEvent::V_MTE2>();
+        Sync<HardEvent::S_MTE2>();
+        DataCopyPadExtParams<In> pad{false, 0, 0, In(0)};
+        if (place.width == 0) {
+            DataCopyExtParams params{1, static_cast<uint32_t>(place.rows * n_ * sizeof(In)), 0, 0, 0};
+            DataCopyPad(stage, inGm_[place.in], params, pad);
+        } else {
+            uint32_t used = (place.width * sizeof(In) + 31) / 32;
+            DataCopyExtParams params{static_cast<uint16_t>(n_), static_cast<uint32_t>(place.width * sizeof(In)),
+                                     static_cast<uint32_t>((inner_ - place.width) * sizeof(In)),
+                                     rowsPerTile_ * uint32_t(sizeof(In)) / 32 - used, 0};
+            DataCopyPad(stage, inGm_[place.in], params, pad);
+        }
+        uint32_t count = place.rows * rowPad_;
+        if constexpr (BYTE_IN) {  // no Gather of bytes: the scalar unit moves them
+            Sync<HardEvent::MTE2_S>();
+            for (uint32_t p = 0; p < count; ++p) local.SetValue(p, stage.GetValue(inTable_.GetValue(p)));
+            Sync<HardEvent::S_V>();
+        } else if constexpr (sizeof(In) == 8) {
+            Sync<HardEvent::MTE2_V>();
+            GatherWide(local, stage, inTable_, count);
+        } else {
+            Sync<HardEvent::MTE2_V>();
+            LocalTensor<uint32_t> offsets = sp_;
+            ShiftLeft(offsets, inTable_, IN_SHIFT, count);
+            PipeBarrier<PIPE_V>();
+            Gather(local, stage, offsets, 0, count);
+        }
+        PipeBarrier<PIPE_V>();
+    }
+
+    // The extracted keys (mark_) and payloads (sp_) of a tile's sorted rows in the outputs' GM order (outTable_);
+    // returns how many output elements the tile has. Uses key_ and pay_.
+    __aicore__ inline uint32_t ToOutputOrder(const Place& place, uint32_t count)
+    {
+        uint32_t all = rowsPerTile_ * rowPad_;
+        if (count < all) {  // rows past the tile's: position 0, so that what is gathered by them stays in bounds
+            Duplicate(sp_[count], 0u, all - count);
+            Duplicate(mark_[count], 0.0f, all - count);
+            PipeBarrier<PIPE_V>();
+        }
+        uint32_t outCount = place.width == 0 ? place.rows * k_ : k_ * rowsPerTile_;
+        uint32_t padded = (outCount + 63) / 64 * 64;  // past outCount: tile positions of no output (not copied)
+        LocalTensor<uint32_t> offsets = key_.ReinterpretCast<uint32_t>();
+        ShiftLeft(offsets, outTable_, uint32_t(2), padded);
+        PipeBarrier<PIPE_V>();
+        if constexpr (BYTE_IN) {  // values are rebuilt from the keys
+            Gather(pay_.ReinterpretCast<float>(), mark_, offsets, 0, padded);
+            PipeBarrier<PIPE_V>();
+            DataCopy(mark_, pay_.ReinterpretCast<float>(), padded);
+            PipeBarrier<PIPE_V>();
+        }
+        Gather(pay_, sp_, offsets, 0, padded);
+        PipeBarrier<PIPE_V>();
+        DataCopy(sp_, pay_, padded);
+        PipeBarrier<PIPE_V>();
+        return outCount;
     }
 
     // ---- synchronisation outside the queues ---------------------------------------------------------------
@@ -488,7 +676,14 @@ private:
     template <typename T>
     __aicore__ inline void ToFloat(const LocalTensor<float>& dst, const LocalTensor<T>& src, uint32_t count)
     {
-        Cast(dst, src, RoundMode::CAST_NONE, count);
+        if constexpr (sizeof(T) == 1) {  // bytes reach float through half (exact); mark_ is free here
+            LocalTensor<half> wide = mark_.ReinterpretCast<half>();
+            Cast(wide, src, RoundMode::CAST_NONE, count);
+            PipeBarrier<PIPE_V>();
+            Cast(dst, wide, RoundMode::CAST_NONE, count);
+        } else if constexpr (RADIX_DIGITS == 0) {
+            Cast(dst, src, RoundMode::CAST_NONE, count);
+        }  // int32 / int64 keys are ranks (Ranks), never a Cast
     }
 
     __aicore__ inline void FromFloat(const LocalTensor<float>& dst, const LocalTensor<float>& src, uint32_t count)
@@ -496,10 +691,25 @@ private:
         DataCopy(dst, src, count);
     }
 
+    // Values from float keys of the same values (exact: they came from T). Integers: `src` is first clamped to
+    // the type's range (padding keys are -inf) and is scratch; bytes go through half, in key_.
     template <typename T>
     __aicore__ inline void FromFloat(const LocalTensor<T>& dst, const LocalTensor<float>& src, uint32_t count)
     {
-        Cast(dst, src, RoundMode::CAST_RINT, count);  // exact: the values came from T
+        if constexpr (INTEGER) {
+            Maxs(src, src, INT_LOW, count);
+            PipeBarrier<PIPE_V>();
+            Mins(src, src, INT_HIGH, count);
+            PipeBarrier<PIPE_V>();
+        }
+        if constexpr (sizeof(T) == 1) {
+            LocalTensor<half> narrow = key_.ReinterpretCast<half>();
+            Cast(narrow, src, RoundMode::CAST_RINT, count);
+            PipeBarrier<PIPE_V>();
+            Cast(dst, narrow, RoundMode::CAST_RINT, count);
+        } else {
+            Cast(dst, src, RoundMode::CAST_RINT, count);
+        }
     }
 
     // key_ and pay_ for `count` elements of `raw` (count a multiple of 64): see the file comment. `valid`
@@ -509,6 +719,12 @@ private:
     {
         ToFloat(xf_, raw, count);
         PipeBarrier<PIPE_V>();
+        KeysOfXf(count, valid, payBase);
+    }
+
+    // The same from values already in xf_ as float (int32 / int64: their ranks).
+    __aicore__ inline void KeysOfXf(uint32_t count, const LocalTensor<uint8_t>& valid, int32_t payBase)
+    {
         CompareScalar(mZero_, xf_, 0.0f, CMPMODE::EQ, count);
         Compare(mNum_, xf_, xf_, CMPMODE::EQ, count);
         if constexpr (DESCENDING) {
@@ -629,53 +845,195 @@ private:
         for (uint32_t done = 0; done < rowCount_; done += rowsPerTile_) {
             uint32_t rows = rowCount_ - done < rowsPerTile_ ? rowCount_ - done : rowsPerTile_;
             uint32_t row = firstRow_ + done;
-            LoadRows(row, rows);
-            LocalTensor<In> raw = inQ_.DeQue<In>();
-            uint32_t count = rows * rowPad_;
-            BuildKeys(raw, count, mValid_, 0);
-            LocalTensor<float> sorted = SortRuns(0, count, rowPad_);
-            if constexpr (ORDER == ORDER_UNSTABLE) MarkTies(sorted, count);
-            Sync<HardEvent::V_S>();
-            bool nans = false;
-            for (uint32_t r = 0; r < rows; ++r) {
-                uint32_t base = r * rowPad_;
-                nans = FixNan(sorted, base, n_) > 0 || nans;
-                if constexpr (ORDER == ORDER_TOPK) {
-                    if (keep_ > 1 && (Arranged() || HasTie(sorted, base, keep_))) {
-                        Seq seq(key_, pay_, base);
-                        seq.TopK(int32_t(k_), int32_t(n_));
-                        LocalTensor<uint32_t> bits = sorted.ReinterpretCast<uint32_t>();
-                        for (uint32_t i = 0; i < k_; ++i) {
-                            Elem e = seq.At(int32_t(i));
-                            sorted.SetValue(2 * (base + i), e.key);
-                            bits.SetValue(2 * (base + i) + 1, e.pay);
-                        }
-                    }
-                }
-                if constexpr (ORDER == ORDER_UNSTABLE) {
-                    if (n_ > 16 && RowHasTie(r)) {
-                        Seq(key_, pay_, base).IntrosortLoop(0, int32_t(n_));
-                        Sync<HardEvent::S_V>();
-                        SortRuns(base, rowPad_, rowPad_);   // std::sort's last step, an insertion sort: stable
-                        Sync<HardEvent::V_S>();
-                        FixNan(sorted, base, n_);
-                    }
-                }
-            }
-            Sync<HardEvent::S_V>();
-            EmitShort(raw, sorted, count, row, rows, nans);
-            inQ_.FreeTensor(raw);
+            SortTile(Place{uint64_t(row) * n_, uint64_t(row) * k_, rows, 0});
         }
     }
 
-    __aicore__ inline void LoadRows(uint32_t row, uint32_t rows)
+    // One tile of rows: in, sorted, out.
+    __aicore__ inline void SortTile(const Place& place)
+    {
+        uint32_t rows = place.rows;
+        LoadRows(place);
+        LocalTensor<In> raw = inQ_.DeQue<In>();
+        uint32_t count = rows * rowPad_;
+        if constexpr (RADIX_DIGITS > 0) {
+            LocalTensor<float> ranked = RadixRows(raw, count);
+            if constexpr (ORDER == ORDER_STABLE) {  // the radix order is the answer
+                EmitShort(raw, ranked, count, place, false);
+                inQ_.FreeTensor(raw);
+                return;
+            }
+            Sync<HardEvent::V_S>();
+            Ranks(raw, ranked, rows);
+            Sync<HardEvent::S_V>();
+            KeysOfXf(count, mValid_, 0);
+        } else {
+            BuildKeys(raw, count, mValid_, 0);
+        }
+        LocalTensor<float> sorted = SortRuns(0, count, rowPad_);
+        if constexpr (ORDER == ORDER_UNSTABLE) MarkTies(sorted, count);
+        Sync<HardEvent::V_S>();
+        bool nans = false;
+        for (uint32_t r = 0; r < rows; ++r) {
+            uint32_t base = r * rowPad_;
+            nans = FixNan(sorted, base, n_) > 0 || nans;
+            if constexpr (ORDER == ORDER_TOPK) {
+                if (keep_ > 1 && (Arranged() || HasTie(sorted, base, keep_))) {
+                    Seq seq(key_, pay_, base);
+                    seq.TopK(int32_t(k_), int32_t(n_));
+                    LocalTensor<uint32_t> bits = sorted.ReinterpretCast<uint32_t>();
+                    for (uint32_t i = 0; i < k_; ++i) {
+                        Elem e = seq.At(int32_t(i));
+                        sorted.SetValue(2 * (base + i), e.key);
+                        bits.SetValue(2 * (base + i) + 1, e.pay);
+                    }
+                }
+            }
+            if constexpr (ORDER == ORDER_UNSTABLE) {
+                if (n_ > 16 && RowHasTie(r)) {
+                    Seq(key_, pay_, base).IntrosortLoop(0, int32_t(n_));
+                    Sync<HardEvent::S_V>();
+                    SortRuns(base, rowPad_, rowPad_);   // std::sort's last step, an insertion sort: stable
+                    Sync<HardEvent::V_S>();
+                    FixNan(sorted, base, n_);
+                }
+            }
+        }
+        Sync<HardEvent::S_V>();
+        EmitShort(raw, sorted, count, place, nans);
+        inQ_.FreeTensor(raw);
+    }
+
+    // ---- int32 / int64 rows: a stable LSD radix sort on 16-bit digits ------------------------------------------
+    // A float holds every 16-bit digit exactly, so each pass is the vector unit's stable sort of the tile's rows
+    // on one digit (low digits unsigned, the top one signed), keyed as values are (negated when ascending, padding
+    // -inf), in the order the previous pass left; payloads are tile positions throughout. After the last pass the
+    // rows are in the wanted order with equal values in index order: torch.sort(stable=True). A pass whose digit
+    // is the same all over the tile changes nothing and is skipped. Returns the sorted pairs.
+    __aicore__ inline LocalTensor<float> RadixRows(const LocalTensor<In>& raw, uint32_t count)
+    {
+        LocalTensor<uint32_t> words = raw.template ReinterpretCast<uint32_t>();
+        LocalTensor<float> sorted;
+        bool any = false;
+        bool current = false;  // pay_ holds the current order (DigitRange overwrites the pairs buffers)
+        for (uint32_t d = 0; d < RADIX_DIGITS; ++d) {
+            bool top = d + 1 == RADIX_DIGITS;
+            // This digit of every element, in the current order (payloads of the last pass; positions at first).
+            if (!any && !current) {
+                DataCopy(pay_.ReinterpretCast<int32_t>(), pos_, count);
+            } else if (!current) {
+                Extract(key_, pay_, sorted, int32_t(count / 32));
+            }
+            current = true;
+            PipeBarrier<PIPE_V>();
+            GatherDigit(words, pay_, d, count);
+            if (!top || any) {  // skip a digit that is the same everywhere (the last one always sorts, if none did)
+                float low = 0.0f, high = 0.0f;
+                DigitRange(mValid_, count, low, high);
+                if (low == high) continue;
+            }
+            DigitKeys(mValid_, count);
+            sorted = SortRuns(0, count, rowPad_);
+            any = true;
+            current = false;
+        }
+        return sorted;
+    }
+
+    // xf_: digit d of the elements at tile positions `positions` of `words` (the input tile as 32-bit words), as
+    // float: digits of 16 bits from the lowest, the top one (d = RADIX_DIGITS - 1) signed. Uses sp_ and mark_.
+    __aicore__ inline void GatherDigit(const LocalTensor<uint32_t>& words, const LocalTensor<uint32_t>& positions,
+                                       uint32_t d, uint32_t count)
+    {
+        LocalTensor<uint32_t> offsets = sp_;
+        LocalTensor<uint32_t> digit = mark_.ReinterpretCast<uint32_t>();
+        ShiftLeft(offsets, positions, IN_SHIFT, count);
+        PipeBarrier<PIPE_V>();
+        if (d / 2 > 0) {
+            Adds(offsets.ReinterpretCast<int32_t>(), offsets.ReinterpretCast<int32_t>(), int32_t(4 * (d / 2)), count);
+            PipeBarrier<PIPE_V>();
+        }
+        Gather(digit, words, offsets, 0, count);
+        PipeBarrier<PIPE_V>();
+        if (d % 2 == 0) {
+            ShiftLeft(digit, digit, uint32_t(16), count);
+            PipeBarrier<PIPE_V>();
+            ShiftRight(digit, digit, uint32_t(16), count);
+        } else if (d + 1 == RADIX_DIGITS) {
+            ShiftRight(digit.ReinterpretCast<int32_t>(), digit.ReinterpretCast<int32_t>(), int32_t(16), count);
+        } else {
+            ShiftRight(digit, digit, uint32_t(16), count);
+        }
+        PipeBarrier<PIPE_V>();
+        Cast(xf_, digit.ReinterpretCast<int32_t>(), RoundMode::CAST_NONE, count);
+        PipeBarrier<PIPE_V>();
+    }
+
+    // The least and greatest of xf_ where `valid` is set. Uses key_, sp_ and mark_ (not the pairs buffers: they
+    // hold the last pass's order).
+    __aicore__ inline void DigitRange(const LocalTensor<uint8_t>& valid, uint32_t count, float& low, float& high)
+    {
+        LocalTensor<float> lows = sp_.ReinterpretCast<float>();
+        Select(key_, valid, xf_, NEG_INF, SELMODE::VSEL_TENSOR_SCALAR_MODE, count);
+        Select(lows, valid, xf_, POS_INF, SELMODE::VSEL_TENSOR_SCALAR_MODE, count);
+        PipeBarrier<PIPE_V>();
+        ReduceMax(mark_, key_, mark_[64], int32_t(count), false);
+        ReduceMin(mark_[8], lows, mark_[64 + SPAN / 2], int32_t(count), false);
+        Sync<HardEvent::V_S>();
+        high = mark_.GetValue(0);
+        low = mark_.GetValue(8);
+        Sync<HardEvent::S_V>();
+    }
+
+    // key_ from the digits in xf_ (negated when ascending), -inf where `valid` is clear.
+    __aicore__ inline void DigitKeys(const LocalTensor<uint8_t>& valid, uint32_t count)
+    {
+        if constexpr (DESCENDING) {
+            Adds(key_, xf_, 0.0f, count);
+        } else {
+            Muls(key_, xf_, -1.0f, count);
+            PipeBarrier<PIPE_V>();
+            Adds(key_, key_, 0.0f, count);  // -0.0 to +0.0
+        }
+        PipeBarrier<PIPE_V>();
+        Select(key_, valid, key_, NEG_INF, SELMODE::VSEL_TENSOR_SCALAR_MODE, count);
+        PipeBarrier<PIPE_V>();
+    }
+
+    // xf_[p]: the rank of element p of each row, an exact float with the values' order (equal values equal ranks:
+    // the position of the first of them in the radix order, counted from the row's end when descending), from the
+    // radix order `sorted` and the values themselves. std::sort and friends on these ranks make the moves they make
+    // on the values, so the float path that follows gives torch's order among equal values. Scalar.
+    __aicore__ inline void Ranks(const LocalTensor<In>& raw, const LocalTensor<float>& sorted, uint32_t rows)
+    {
+        for (uint32_t r = 0; r < rows; ++r) {
+            uint32_t base = r * rowPad_;
+            uint32_t first = 0;
+            In prev = In(0);
+            for (uint32_t j = 0; j < n_; ++j) {
+                uint32_t p = PayAt(sorted, base + j);
+                In v = raw.GetValue(p);
+                if (j == 0 || v != prev) first = j;
+                prev = v;
+                xf_.SetValue(p, float(DESCENDING ? n_ - 1 - first : first));
+            }
+        }
+    }
+
+    __aicore__ inline void LoadRows(const Place& place)
     {
         LocalTensor<In> local = inQ_.AllocTensor<In>();
+        if (STRIDED && inner_ > 1) {
+            LoadStrided(local, place);
+            inQ_.EnQue(local);
+            return;
+        }
+        uint32_t rows = place.rows;
         uint32_t used = (n_ * sizeof(In) + 31) / 32;
         DataCopyExtParams params{static_cast<uint16_t>(rows), static_cast<uint32_t>(n_ * sizeof(In)), 0,
                                  rowPad_ * uint32_t(sizeof(In)) / 32 - used, 0};
         DataCopyPadExtParams<In> pad{false, 0, 0, In(0)};
-        DataCopyPad(local, inGm_[uint64_t(row) * n_], params, pad);
+        DataCopyPad(local, inGm_[place.in], params, pad);
         inQ_.EnQue(local);
     }
 
@@ -711,55 +1069,122 @@ private:
     // Values (gathered from the input tile) and indices of `rows` sorted rows, to GM. `nans`: whether any of
     // the rows holds NaN.
     __aicore__ inline void EmitShort(const LocalTensor<In>& raw, const LocalTensor<float>& sorted, uint32_t count,
-                                     uint32_t row, uint32_t rows, bool nans)
+                                     const Place& place, bool nans)
     {
+        uint32_t rows = place.rows;
+        bool strided = STRIDED && inner_ > 1;
         LocalTensor<uint32_t> pays = sp_;
         LocalTensor<uint32_t> clean = xf_.ReinterpretCast<uint32_t>();
         Extract(mark_, pays, sorted, int32_t(count / 32));
         PipeBarrier<PIPE_V>();
+        uint32_t outCount = count;
+        if constexpr (STRIDED) {
+            if (strided) outCount = ToOutputOrder(place, count);
+        }
+        count = (outCount + 63) / 64 * 64;
         ShiftLeft(clean, pays, uint32_t(2), count);   // drop the marks
         PipeBarrier<PIPE_V>();
         ShiftRight(clean, clean, uint32_t(2), count);
         PipeBarrier<PIPE_V>();
         if constexpr (VALUES_OUT) {
-            LocalTensor<uint32_t> offsets = mark_.ReinterpretCast<uint32_t>();
-            ShiftLeft(offsets, clean, IN_SHIFT, count);
-            PipeBarrier<PIPE_V>();
             LocalTensor<In> vals = valQ_.AllocTensor<In>();
-            Gather(vals, raw, offsets, 0, count);
+            if constexpr (BYTE_IN) {  // no Gather of bytes: rebuilt from the keys (exact)
+                if constexpr (!DESCENDING) {
+                    Muls(mark_, mark_, -1.0f, count);
+                    PipeBarrier<PIPE_V>();
+                }
+                FromFloat(vals, mark_, count);
+            } else if constexpr (sizeof(In) == 8) {
+                GatherWide(vals, raw, clean, count);
+            } else {
+                LocalTensor<uint32_t> offsets = mark_.ReinterpretCast<uint32_t>();
+                ShiftLeft(offsets, clean, IN_SHIFT, count);
+                PipeBarrier<PIPE_V>();
+                Gather(vals, raw, offsets, 0, count);
+            }
             if (CANONICAL_NAN && nans) {
                 Sync<HardEvent::V_S>();
                 LocalTensor<uint16_t> valBits = vals.template ReinterpretCast<uint16_t>();
-                for (uint32_t r = 0; r < rows; ++r) {
-                    for (uint32_t i = r * rowPad_; i < r * rowPad_ + k_; ++i) {
+                for (uint32_t r = 0; r < (strided ? 1 : rows); ++r) {
+                    uint32_t from = strided ? 0 : r * rowPad_;
+                    for (uint32_t i = from; i < from + (strided ? outCount : k_); ++i) {
                         if ((pays.GetValue(i) & NAN_BIT) != 0) valBits.SetValue(i, uint16_t(0x7FC0));
                     }
                 }
                 Sync<HardEvent::S_MTE3>();
             }
             valQ_.EnQue(vals);
-            StoreRows(valQ_, valGm_, row, rows);
+            StoreRows(valQ_, valGm_, place, outCount);
         }
         if constexpr (INDICES_OUT) {
             LocalTensor<int32_t> local = clean.ReinterpretCast<int32_t>();
-            Sub(local, local, rowBase_, count);
+            if (strided) {  // a tile position's column: its low bits (rowPad is a power of two)
+                uint32_t shift = 32 - uint32_t(FloorLog2(int32_t(rowPad_)));
+                ShiftLeft(clean, clean, shift, count);
+                PipeBarrier<PIPE_V>();
+                ShiftRight(clean, clean, shift, count);
+            } else {
+                Sub(local, local, rowBase_, count);
+            }
             PipeBarrier<PIPE_V>();
             LocalTensor<int64_t> idx = idxQ_.AllocTensor<int64_t>();
             Cast(idx, local, RoundMode::CAST_NONE, count);
             idxQ_.EnQue(idx);
-            StoreRows(idxQ_, idxGm_, row, rows);
+            StoreRows(idxQ_, idxGm_, place, outCount);
         }
     }
 
+    // vals[i] = raw[positions[i]] for 8-byte values, as two 4-byte Gathers in one: word 2i + h of the result is
+    // word 2 * positions[i] + h of raw. Uses pairsA_ and pairsB_ (free once the pairs are extracted).
+    __aicore__ inline void GatherWide(const LocalTensor<In>& vals, const LocalTensor<In>& raw,
+                                      const LocalTensor<uint32_t>& positions, uint32_t count)
+    {
+        LocalTensor<int32_t> lane = pairsB_.ReinterpretCast<int32_t>();
+        LocalTensor<uint32_t> laneU = pairsB_.ReinterpretCast<uint32_t>();
+        LocalTensor<uint32_t> offsets = pairsA_.ReinterpretCast<uint32_t>();
+        CreateVecIndex(lane, int32_t(0), 2 * count);
+        PipeBarrier<PIPE_V>();
+        ShiftRight(laneU, laneU, uint32_t(1), 2 * count);
+        PipeBarrier<PIPE_V>();
+        ShiftLeft(laneU, laneU, uint32_t(2), 2 * count);   // byte offset of positions[i / 2]
+        PipeBarrier<PIPE_V>();
+        Gather(offsets, positions, laneU, 0, 2 * count);
+        PipeBarrier<PIPE_V>();
+        ShiftLeft(offsets, offsets, uint32_t(3), 2 * count);
+        CreateVecIndex(lane, int32_t(0), 2 * count);
+        PipeBarrier<PIPE_V>();
+        ShiftLeft(laneU, laneU, uint32_t(31), 2 * count);
+        PipeBarrier<PIPE_V>();
+        ShiftRight(laneU, laneU, uint32_t(29), 2 * count);  // 4 * (i & 1)
+        PipeBarrier<PIPE_V>();
+        Add(offsets.ReinterpretCast<int32_t>(), offsets.ReinterpretCast<int32_t>(), lane, 2 * count);
+        PipeBarrier<PIPE_V>();
+        Gather(vals.template ReinterpretCast<uint32_t>(), raw.template ReinterpretCast<uint32_t>(), offsets, 0,
+               2 * count);
+    }
+
+    // A tile's output rows to GM; strided (inner > 1): `outCount` elements already in GM order, whole slabs in
+    // one copy or k rows of `width` columns (rowsPerTile apart in UB).
     template <typename T>
-    __aicore__ inline void StoreRows(TQue<QuePosition::VECOUT, 1>& queue, GlobalTensor<T>& gm, uint32_t row,
-                                     uint32_t rows)
+    __aicore__ inline void StoreRows(TQue<QuePosition::VECOUT, 1>& queue, GlobalTensor<T>& gm, const Place& place,
+                                     uint32_t outCount)
     {
         LocalTensor<T> local = queue.DeQue<T>();
-        uint32_t used = (k_ * sizeof(T) + 31) / 32;
-        DataCopyExtParams params{static_cast<uint16_t>(rows), static_cast<uint32_t>(k_ * sizeof(T)),
-                                 rowPad_ * uint32_t(sizeof(T)) / 32 - used, 0, 0};
-        DataCopyPad(gm[uint64_t(row) * k_], local, params);
+        if (STRIDED && inner_ > 1 && place.width == 0) {
+            DataCopyExtParams params{1, static_cast<uint32_t>(outCount * sizeof(T)), 0, 0, 0};
+            DataCopyPad(gm[place.out], local, params);
+        } else if (STRIDED && inner_ > 1) {
+            uint32_t used = (place.width * sizeof(T) + 31) / 32;
+            DataCopyExtParams params{static_cast<uint16_t>(k_), static_cast<uint32_t>(place.width * sizeof(T)),
+                                     rowsPerTile_ * uint32_t(sizeof(T)) / 32 - used,
+                                     static_cast<uint32_t>((inner_ - place.width) * sizeof(T)), 0};
+            DataCopyPad(gm[place.out], local, params);
+        } else {
+            uint32_t used = (k_ * sizeof(T) + 31) / 32;
+            DataCopyExtParams params{static_cast<uint16_t>(place.rows), static_cast<uint32_t>(k_ * sizeof(T)),
+                                     rowPad_ * uint32_t(sizeof(T)) / 32 - used, 0, 0};
+            DataCopyPad(gm[place.out], local, params);
+        }
         queue.FreeTensor(local);
     }
 
@@ -1097,9 +1522,19 @@ private:
         }
         uint32_t finalStart = tableGm_.GetValue(0), finalLen = tableGm_.GetValue(1);
         uint32_t at = DESCENDING ? nanTotal : 0;
+        bool tie = nanTotal > 1;  // NaN equals NaN in torch's comparator
+        float prev = 0.0f;
         for (uint32_t done = 0; done < finalLen; done += CHUNK) {
             uint32_t count = finalLen - done < CHUNK ? finalLen - done : CHUNK;
             LoadPairs(pairsA_, Area(src) + 2 * uint64_t(finalStart + done), count);
+            if constexpr (ORDER == ORDER_UNSTABLE) {
+                Sync<HardEvent::MTE2_S>();
+                for (uint32_t i = 0; i < count && !tie; ++i) {
+                    float key = KeyAt(pairsA_, i);
+                    tie = done + i > 0 && key == prev;
+                    prev = key;
+                }
+            }
             EmitLong(pairsA_, count, row, at + done, false);
         }
         at = DESCENDING ? 0 : finalLen;
@@ -1110,6 +1545,225 @@ private:
             EmitLong(pairsA_, nans, row, at, true);
             at += nans;
         }
+        if (ORDER == ORDER_UNSTABLE && tie && !stableTies_) LongStdSort(row, src);
+    }
+
+    // A long int32 / int64 row, stable: the radix passes of RadixRows, each a long-row sort through the workspace
+    // (chunks sorted into S, merged four runs at a time). Digits the same all along the row are found first (one
+    // read of the row) and skipped. The first pass reads the row in order; later ones read the last pass's order
+    // and each element's digit from GM by the scalar unit. Values are read back from the input by index.
+    __aicore__ inline void LongRadix(uint32_t row)
+    {
+        uint32_t varying = VaryingDigits(row);
+        uint32_t src = 0;
+        bool first = true;
+        for (uint32_t d = 0; d < RADIX_DIGITS; ++d) {
+            if ((varying & (1u << d)) == 0) continue;
+            for (uint32_t c = 0; c < chunks_; ++c) {
+                uint32_t len = n_ - c * CHUNK < CHUNK ? n_ - c * CHUNK : CHUNK;
+                LocalTensor<uint8_t> valid = ChunkValid(len);
+                if (first) {
+                    LocalTensor<In> raw = LoadChunk(row, c, len);
+                    GatherDigit(raw.template ReinterpretCast<uint32_t>(), pos_.ReinterpretCast<uint32_t>(), d, CHUNK);
+                    inQ_.FreeTensor(raw);
+                    Adds(pay_.ReinterpretCast<int32_t>(), pos_, int32_t(c * CHUNK), CHUNK);
+                } else {
+                    LoadPairs(pairsA_, Area(src) + 2 * uint64_t(c) * CHUNK, len);
+                    Extract(mark_, pay_, pairsA_, int32_t(CHUNK / 32));
+                    Sync<HardEvent::V_S>();
+                    uint64_t at = uint64_t(row) * n_;
+                    for (uint32_t i = 0; i < len; ++i) {
+                        uint64_t u = uint64_t(int64_t(inGm_.GetValue(at + pay_.GetValue(i))));
+                        uint32_t bits16 = uint32_t(u >> (16 * d)) & 0xFFFFu;
+                        int32_t digit = d + 1 == RADIX_DIGITS ? int32_t(int16_t(uint16_t(bits16))) : int32_t(bits16);
+                        xf_.SetValue(i, float(digit));
+                    }
+                    Sync<HardEvent::S_V>();
+                }
+                PipeBarrier<PIPE_V>();
+                DigitKeys(valid, CHUNK);
+                LocalTensor<float> sorted = SortRuns(0, CHUNK, CHUNK);
+                StorePairs(Area(0) + 2 * uint64_t(c) * CHUNK, sorted, len);
+                tableGm_.SetValue(4 * c, c * CHUNK);
+                tableGm_.SetValue(4 * c + 1, len);
+                PipeBarrier<PIPE_ALL>();
+            }
+            src = MergeAll();
+            first = false;
+        }
+        bool tie = false;
+        In prev = In(0);
+        for (uint32_t done = 0; done < n_; done += CHUNK) {
+            uint32_t count = n_ - done < CHUNK ? n_ - done : CHUNK;
+            LoadPairs(pairsA_, Area(src) + 2 * uint64_t(done), count);
+            if constexpr (ORDER == ORDER_UNSTABLE) {
+                Sync<HardEvent::MTE2_S>();
+                for (uint32_t i = 0; i < count && !tie; ++i) {
+                    In v = inGm_.GetValue(uint64_t(row) * n_ + PayAt(pairsA_, i));
+                    tie = done + i > 0 && v == prev;
+                    prev = v;
+                }
+            }
+            EmitGathered(pairsA_, count, row, done);
+        }
+        if (ORDER == ORDER_UNSTABLE && tie && !stableTies_) LongStdSort(row, src);
+    }
+
+    // ---- long-row unstable sorts: std::sort's order where the row has equal values ----------------------------
+    // Without two equal values (NaN equal to NaN) in a row, std::sort's order is the stable one, which went out
+    // already. With them, the row is keyed again into a workspace area other than `src` (the stable order): keys
+    // (int32 / int64: ranks from the stable order, as Ranks makes them), then payloads, in index order; the scalar
+    // unit makes std::sort's moves on them there (the introsort loop, then the final insertion sort), and the row
+    // goes out again. The data cache is cleaned around it: the area is otherwise written by DMA.
+    __aicore__ inline void LongStdSort(uint32_t row, uint32_t src)
+    {
+        uint32_t area = src == 1 ? 2 : 1;
+        GlobalTensor<float> keys = wsGm_[Area(area)];
+        GlobalTensor<uint32_t> pays = wsU32Gm_[Area(area) + n_];
+        PipeBarrier<PIPE_ALL>();
+        DataCacheCleanAndInvalid<float, CacheLine::ENTIRE_DATA_CACHE, DcciDst::CACHELINE_OUT>(keys);
+        if constexpr (RADIX_DIGITS > 0) {
+            uint32_t first = 0;
+            In prev = In(0);
+            for (uint32_t done = 0; done < n_; done += CHUNK) {
+                uint32_t count = n_ - done < CHUNK ? n_ - done : CHUNK;
+                LoadPairs(pairsA_, Area(src) + 2 * uint64_t(done), count);
+                Sync<HardEvent::MTE2_S>();
+                for (uint32_t i = 0; i < count; ++i) {
+                    uint32_t p = PayAt(pairsA_, i);
+                    In v = inGm_.GetValue(uint64_t(row) * n_ + p);
+                    if (done + i == 0 || v != prev) first = done + i;
+                    prev = v;
+                    keys.SetValue(p, DESCENDING ? float(n_ - 1 - first) : (first == 0 ? 0.0f : -float(first)));
+                    pays.SetValue(p, p);
+                }
+            }
+        } else {
+            for (uint32_t c = 0; c < chunks_; ++c) {
+                uint32_t len = n_ - c * CHUNK < CHUNK ? n_ - c * CHUNK : CHUNK;
+                LocalTensor<uint8_t> valid = ChunkValid(len);
+                LocalTensor<In> raw = LoadChunk(row, c, len);
+                BuildKeys(raw, CHUNK, valid, int32_t(c * CHUNK));
+                inQ_.FreeTensor(raw);
+                Sync<HardEvent::V_S>();
+                for (uint32_t i = 0; i < len; ++i) {
+                    keys.SetValue(c * CHUNK + i, key_.GetValue(i));
+                    pays.SetValue(c * CHUNK + i, pay_.GetValue(i));
+                }
+                Sync<HardEvent::S_V>();
+            }
+        }
+        SeqOf<GlobalTensor<float>, GlobalTensor<uint32_t>> seq(keys, pays, 0);
+        seq.IntrosortLoop(0, int32_t(n_));
+        seq.FinalInsertionSort(0, int32_t(n_));
+        LocalTensor<uint32_t> bits = pairsA_.ReinterpretCast<uint32_t>();
+        for (uint32_t done = 0; done < n_; done += CHUNK) {
+            uint32_t count = n_ - done < CHUNK ? n_ - done : CHUNK;
+            for (uint32_t i = 0; i < count; ++i) {
+                pairsA_.SetValue(2 * i, keys.GetValue(done + i));
+                bits.SetValue(2 * i + 1, pays.GetValue(done + i));
+            }
+            Sync<HardEvent::S_V>();
+            if constexpr (RADIX_DIGITS > 0) {
+                EmitGathered(pairsA_, count, row, done);
+            } else {
+                EmitLong(pairsA_, count, row, done, true);
+            }
+        }
+        DataCacheCleanAndInvalid<float, CacheLine::ENTIRE_DATA_CACHE, DcciDst::CACHELINE_OUT>(keys);
+    }
+
+    // Bit d set where digit d of a long row's elements is not the same all along it (the top digit when none is).
+    __aicore__ inline uint32_t VaryingDigits(uint32_t row)
+    {
+        float low[RADIX_DIGITS], high[RADIX_DIGITS];
+        for (uint32_t c = 0; c < chunks_; ++c) {
+            uint32_t len = n_ - c * CHUNK < CHUNK ? n_ - c * CHUNK : CHUNK;
+            LocalTensor<uint8_t> valid = ChunkValid(len);
+            LocalTensor<In> raw = LoadChunk(row, c, len);
+            for (uint32_t d = 0; d < RADIX_DIGITS; ++d) {
+                GatherDigit(raw.template ReinterpretCast<uint32_t>(), pos_.ReinterpretCast<uint32_t>(), d, CHUNK);
+                float lo = 0.0f, hi = 0.0f;
+                DigitRange(valid, CHUNK, lo, hi);
+                low[d] = c == 0 || lo < low[d] ? lo : low[d];
+                high[d] = c == 0 || hi > high[d] ? hi : high[d];
+            }
+            inQ_.FreeTensor(raw);
+        }
+        uint32_t varying = 0;
+        for (uint32_t d = 0; d < RADIX_DIGITS; ++d) varying |= low[d] != high[d] ? 1u << d : 0u;
+        return varying == 0 ? 1u << (RADIX_DIGITS - 1) : varying;
+    }
+
+    // Chunk c of row `row` (len elements) in an input tile.
+    __aicore__ inline LocalTensor<In> LoadChunk(uint32_t row, uint32_t c, uint32_t len)
+    {
+        LocalTensor<In> local = inQ_.AllocTensor<In>();
+        DataCopyExtParams params{1, static_cast<uint32_t>(len * sizeof(In)), 0, 0, 0};
+        DataCopyPadExtParams<In> pad{false, 0, 0, In(0)};
+        DataCopyPad(local, inGm_[uint64_t(row) * n_ + uint64_t(c) * CHUNK], params, pad);
+        inQ_.EnQue(local);
+        return inQ_.DeQue<In>();
+    }
+
+    // The mask of a chunk's first len columns.
+    __aicore__ inline LocalTensor<uint8_t> ChunkValid(uint32_t len)
+    {
+        if (len == CHUNK) return mValid_;
+        CompareScalar(mTie_, colF_, float(len), CMPMODE::LT, CHUNK);
+        PipeBarrier<PIPE_V>();
+        return mTie_;
+    }
+
+    // Merges the table's chunks_ sorted runs in area S to one (four at a time); returns the area that holds it.
+    __aicore__ inline uint32_t MergeAll()
+    {
+        uint32_t runs = chunks_;
+        uint32_t src = 0;
+        while (runs > 1) {
+            uint32_t dst = src == 1 ? 2 : 1;
+            uint32_t at = 0;
+            for (uint32_t i = 0; i < runs; i += 4) {
+                uint32_t merged = MergeRuns(Area(src), i, runs - i < 4 ? runs - i : 4, Area(dst), at);
+                tableGm_.SetValue(4 * (i / 4), at);
+                tableGm_.SetValue(4 * (i / 4) + 1, merged);
+                at += merged;
+            }
+            runs = (runs + 3) / 4;
+            src = dst;
+        }
+        return src;
+    }
+
+    // Indices and values (the input's, read back by index) of `count` sorted pairs, to positions [at, at + count)
+    // of row `row`.
+    __aicore__ inline void EmitGathered(const LocalTensor<float>& pairs, uint32_t count, uint32_t row, uint32_t at)
+    {
+        uint32_t padded = (count + 63) / 64 * 64;
+        LocalTensor<uint32_t> pays = sp_;
+        Extract(mark_, pays, pairs, int32_t(padded / 32));
+        PipeBarrier<PIPE_V>();
+        if constexpr (VALUES_OUT) {
+            LocalTensor<In> vals = valQ_.AllocTensor<In>();
+            Sync<HardEvent::V_S>();
+            for (uint32_t i = 0; i < count; ++i) vals.SetValue(i, inGm_.GetValue(uint64_t(row) * n_ + pays.GetValue(i)));
+            Sync<HardEvent::S_MTE3>();
+            valQ_.EnQue(vals);
+            LocalTensor<In> out = valQ_.DeQue<In>();
+            DataCopyExtParams params{1, static_cast<uint32_t>(count * sizeof(In)), 0, 0, 0};
+            DataCopyPad(valGm_[uint64_t(row) * k_ + at], out, params);
+            valQ_.FreeTensor(out);
+        }
+        if constexpr (INDICES_OUT) {
+            LocalTensor<int64_t> idx = idxQ_.AllocTensor<int64_t>();
+            Cast(idx, pays.ReinterpretCast<int32_t>(), RoundMode::CAST_NONE, padded);
+            idxQ_.EnQue(idx);
+            LocalTensor<int64_t> out = idxQ_.DeQue<int64_t>();
+            DataCopyExtParams params{1, static_cast<uint32_t>(count * sizeof(int64_t)), 0, 0, 0};
+            DataCopyPad(idxGm_[uint64_t(row) * k_ + at], out, params);
+            idxQ_.FreeTensor(out);
+        }
+        PipeBarrier<PIPE_ALL>();
     }
 
     __aicore__ inline void LoadPairs(const LocalTensor<float>& dst, uint64_t from, uint32_t count)
@@ -1207,23 +1861,25 @@ private:
     TPipe pipe_;
     TQue<QuePosition::VECIN, 1> inQ_;
     TQue<QuePosition::VECOUT, 1> valQ_, idxQ_;
-    TBuf<QuePosition::VECCALC> work_, headBuf_;
+    TBuf<QuePosition::VECCALC> work_, headBuf_, stageBuf_, tableBuf_;
     GlobalTensor<In> inGm_, valGm_;
     GlobalTensor<int64_t> idxGm_;
     GlobalTensor<float> wsGm_, slotPairsGm_;
-    GlobalTensor<uint32_t> tableGm_, slotGm_;
+    GlobalTensor<uint32_t> tableGm_, slotGm_, wsU32Gm_;
     LocalTensor<float> xf_, key_, mark_, colF_, pairsA_, pairsB_, best_, spare_;
-    LocalTensor<uint32_t> pay_, sp_, nanList_;
+    LocalTensor<uint32_t> pay_, sp_, nanList_, inTable_, outTable_;
     LocalTensor<int32_t> pos_, rowBase_;
     LocalTensor<uint8_t> mValid_, mPair_, mZero_, mNum_, mTie_;
     uint32_t n_ = 0, rowPad_ = 0, rowsPerTile_ = 0, chunks_ = 0, k_ = 0, keep_ = 0, split_ = 1, chunksPerPart_ = 0;
     uint32_t firstRow_ = 0, rowCount_ = 0;
+    bool stableTies_ = false;
+    uint32_t inner_ = 1, outer_ = 0, slabsPerTile_ = 0, tilesPerSlab_ = 0, firstTile_ = 0, tileCount_ = 0;
 };
 
 // Host side: rows and n from the input's shape; rows of up to CHUNK elements several to a tile, longer ones
-// chunk by chunk. Returns 0 (the caller runs torch) for shapes it cannot take: k > n, n >= 2^30, an unstable
-// sort of rows longer than CHUNK (std::sort's order among equal values is rebuilt in UB only), a top-k of a
-// long row that needs more than LONG_KEEP entries, or std::nth_element's order for a row over 2 * CHUNK.
+// chunk by chunk. Returns 0 (the caller runs torch) for shapes it cannot take: k > n, n >= 2^30, a top-k of a
+// long int32 / int64 row, a top-k of a long row that needs more than LONG_KEEP entries, std::nth_element's order
+// for a row over 2 * CHUNK, and along a dim that is not the last rows over CHUNK or too few columns to a tile.
 extern "C" uint32_t ascendgen_tiling(uint32_t coreNum, int32_t tensorCount, const int32_t* ranks, const int64_t* dims,
                                      TilingData* tiling, uint64_t* workspaceBytes)
 {
@@ -1232,22 +1888,34 @@ extern "C" uint32_t ascendgen_tiling(uint32_t coreNum, int32_t tensorCount, cons
     for (int32_t i = 0; i < SOURCE; ++i) offset += ranks[i];
     dims += offset;
     int32_t rank = ranks[SOURCE];
-    int32_t sortedDim = rank - 1 - TRAILING_ONES;
+    int32_t sortedDim = rank - 1 - TRAILING;
     if (sortedDim < 0) return 0;
-    uint64_t rows = 1, n = 1;
-    for (int32_t d = 0; d <= sortedDim; ++d) {
+    uint64_t rows = 1, n = 1, inner = 1;
+    for (int32_t d = 0; d < rank; ++d) {
         uint64_t size = static_cast<uint64_t>(dims[d]);
-        if (d < sortedDim) rows *= size; else n = size;
+        if (d < sortedDim) rows *= size; else if (d == sortedDim) n = size; else inner *= size;
     }
+    uint64_t outer = rows;
+    rows *= inner;
     uint64_t k = ORDER == ORDER_TOPK ? TOPK : n;
     if (rows == 0 || n == 0 || k == 0 || k > n || n >= (1ull << 30) || rows > 0xFFFFFFFFull) return 0;
+    if (inner > 1 && (!STRIDED || n > CHUNK || outer * n * inner > 0xFFFFFFFFull)) return 0;
     uint64_t keep = ORDER == ORDER_TOPK ? (k + 1 < n ? k + 1 : n) : n;
     uint64_t rowPad = 64, rowsPerTile = 1, chunks = 0, wsPerBlock = 0, split = 1, chunksPerPart = 0;
+    uint64_t slabsPerTile = 0, tilesPerSlab = 0, tiles = 0, tilesPerBlock = 0;
     if (n <= CHUNK) {
         while (rowPad < n) rowPad *= 2;
         rowsPerTile = CHUNK / rowPad;
+        if (inner > 1 && inner <= rowsPerTile) {  // whole slabs to a tile, read and written contiguously
+            slabsPerTile = rowsPerTile / inner;
+            tiles = (outer + slabsPerTile - 1) / slabsPerTile;
+        } else if (inner > 1) {  // rowsPerTile columns of a slab: strided copies of whole 32-byte blocks
+            if (rowsPerTile * sizeof(In) < 32 || (INDICES_OUT && rowsPerTile * 8 < 32)) return 0;
+            tilesPerSlab = (inner + rowsPerTile - 1) / rowsPerTile;
+            tiles = outer * tilesPerSlab;
+        }
     } else {
-        if (ORDER == ORDER_UNSTABLE) return 0;
+        if (RADIX_DIGITS > 0 && ORDER == ORDER_TOPK) return 0;
         if (ORDER == ORDER_TOPK && (keep > LONG_KEEP || (k * 64 > n && n > 2 * CHUNK))) return 0;
         rowPad = CHUNK;
         chunks = (n + CHUNK - 1) / CHUNK;
@@ -1268,6 +1936,11 @@ extern "C" uint32_t ascendgen_tiling(uint32_t coreNum, int32_t tensorCount, cons
         blocks = rows * split;
         rowsPerBlock = 1;
     }
+    if (tiles > 0) {
+        blocks = tiles < coreNum ? tiles : coreNum;
+        tilesPerBlock = (tiles + blocks - 1) / blocks;
+        blocks = (tiles + tilesPerBlock - 1) / tilesPerBlock;
+    }
     tiling->rows = static_cast<uint32_t>(rows);
     tiling->cols = static_cast<uint32_t>(n);
     tiling->rowsPerBlock = static_cast<uint32_t>(rowsPerBlock);
@@ -1279,6 +1952,13 @@ extern "C" uint32_t ascendgen_tiling(uint32_t coreNum, int32_t tensorCount, cons
     tiling->wsPerBlock = static_cast<uint32_t>(wsPerBlock);
     tiling->split = static_cast<uint32_t>(split);
     tiling->chunksPerPart = static_cast<uint32_t>(chunksPerPart);
+    tiling->inner = static_cast<uint32_t>(inner);
+    tiling->outer = static_cast<uint32_t>(outer);
+    tiling->slabsPerTile = static_cast<uint32_t>(slabsPerTile);
+    tiling->tilesPerSlab = static_cast<uint32_t>(tilesPerSlab);
+    tiling->tiles = static_cast<uint32_t>(tiles);
+    tiling->tilesPerBlock = static_cast<uint32_t>(tilesPerBlock);
+    tiling->stableTies = RADIX_1D && rank == 1 && n >= 32768 ? 1 : 0;  // at::internal::GRAIN_SIZE
     *workspaceBytes = wsPerBlock * blocks;
     return static_cast<uint32_t>(blocks);
 }

@@ -66,7 +66,7 @@ def test_replies_without_a_usable_block_are_rejected(text, finish, reason):
     (lambda s: s.replace('#include "kernel_operator.h"', ""), 'must #include "kernel_operator.h"'),
     (lambda s: s.replace('#include "kernel_operator.h"', '#include "kernel_operator.h"\n#undef GET_TILING_DATA\n'
                          '#define GET_TILING_DATA(t, p) TilingData t{}'), "the build provides it"),
-    (lambda s: s + "// " + "x" * MAX_SOURCE_BYTES, "the limit is 65536"),
+    (lambda s: s + "// " + "x" * MAX_SOURCE_BYTES, f"the limit is {MAX_SOURCE_BYTES}"),
 ])
 def test_forbidden_or_incomplete_sources_are_rejected_with_a_reason(good, edit, reason):
     assert reason in rejected(edit(good))

@@ -1,9 +1,9 @@
 """Sorting, top-k and histograms: the built-in generator's kernels for graphs that are one such op of an input.
 
 A task qualifies when its graph is ``aten.sort`` (``torch.sort``, ``torch.argsort``), ``aten.topk`` or
-``aten.histc`` applied to a kernel input, its outputs some of that op's results. Sorts and top-k become
-``csrc/templates/sort.cpp`` (the vector unit's Sort32/MrgSort, in torch's CPU order among equal values; see the
-template's comment), histograms ``csrc/templates/histc.cpp``. ``plan_sort`` says whether a task is one of these
+``aten.histc`` applied to a kernel input, its outputs some of that op's results. Sorts and top-k along any dim
+become ``csrc/templates/sort.cpp`` (the vector unit's Sort32/MrgSort, in torch's CPU order among equal values; see
+the template's comment), histograms ``csrc/templates/histc.cpp``. ``plan_sort`` says whether a task is one of these
 (None when it is not, UnsupportedFunction with the reason when it is but cannot be done); ``sort_candidates``
 writes the variants.
 """
@@ -22,12 +22,16 @@ from torch_ascendgen.errors import UnsupportedFunction
 from torch_ascendgen.generators.builtin.templates import fill_template
 from torch_ascendgen.records import Candidate
 
-VERSION = "builtin-sort-2"
+VERSION = "builtin-sort-4"
 SORT_OPS = frozenset({"aten.sort.default", "aten.sort.stable", "aten.topk.default"})
 HISTC_OP = "aten.histc.default"
 OPS = SORT_OPS | {HISTC_OP}
 
-_CTYPES = {torch.float32: "float", torch.float16: "half", torch.bfloat16: "bfloat16_t"}
+_CTYPES = {torch.float32: "float", torch.float16: "half", torch.bfloat16: "bfloat16_t", torch.int64: "int64_t",
+           torch.int32: "int32_t", torch.int16: "int16_t", torch.int8: "int8_t", torch.uint8: "uint8_t",
+           torch.bool: "uint8_t"}
+# int32 and int64 keys are ranked by a radix sort on 16-bit digits first (floats hold the narrower types exactly)
+_RADIX_DIGITS = {torch.int64: 4, torch.int32: 2}
 _UB_BUDGET = 176 * 1024
 _ORDERS = {"stable": "ORDER_STABLE", "unstable": "ORDER_UNSTABLE", "topk": "ORDER_TOPK"}
 
@@ -39,7 +43,8 @@ class SortPlan:
     order: str  # "stable", "unstable" or "topk"
     descending: bool  # sort: descending; topk: largest
     k: int  # topk's k, 0 for sorts
-    trailing_ones: int  # size-1 dims after the sorted one
+    trailing: int  # dims after the sorted one
+    strided: bool  # some of them are not size 1: the kernel reads and writes the sorted dim with a stride
     sorted: bool  # topk's sorted (False: std::nth_element's arrangement, as torch leaves it)
     values_out: int | None  # the task output that holds the values, None when not returned
     indices_out: int | None
@@ -101,9 +106,8 @@ def _argument(node: torch.fx.Node, position: int, name: str, default):
 def _plan_sort(task: KernelTask, node: torch.fx.Node, spec, source: int) -> SortPlan:
     target = str(node.target)
     if spec.dtype not in _CTYPES:
-        raise UnsupportedFunction(f"it sorts {spec.dtype} values; the built-in generator sorts float32, float16 and "
-                                  "bfloat16 (the vector unit sorts float keys, which hold other types exactly only in "
-                                  "part of their range)")
+        raise UnsupportedFunction(f"it sorts {spec.dtype} values; the built-in generator sorts float32, float16, "
+                                  "bfloat16 and the integer types up to 64 bits")
     rank = len(spec.shape)
     if rank == 0:
         raise UnsupportedFunction("it sorts a zero-dimensional tensor")
@@ -126,16 +130,12 @@ def _plan_sort(task: KernelTask, node: torch.fx.Node, spec, source: int) -> Sort
             order = "unstable"
     dim = dim % rank
     trailing = spec.shape[dim + 1:]
-    if any(size != 1 for size in trailing):
-        raise UnsupportedFunction(f"{_op_label(node)} works along dim {dim} of a rank-{rank} tensor; the built-in "
-                                  "generator sorts along the last dimension (and along dims followed only by "
-                                  "size-1 dims): move the dim last first")
     values_out, indices_out = _result_outputs(task, node)
     if order == "unstable" and indices_out is None:
         order = "stable"  # the same values (equal ones are equal): the stable order takes rows of any length
     arranged = order == "topk" and not _argument(node, 4, "sorted", True)
-    return SortPlan(order, bool(descending), int(k), len(trailing), not arranged, values_out, indices_out, spec.dtype,
-                    source)
+    return SortPlan(order, bool(descending), int(k), len(trailing), any(size != 1 for size in trailing), not arranged,
+                    values_out, indices_out, spec.dtype, source)
 
 
 def _result_outputs(task: KernelTask, node: torch.fx.Node) -> tuple[int | None, int | None]:
@@ -201,8 +201,9 @@ def _sort_ub_bytes(plan: SortPlan, chunk: int, buffers: int) -> int:
     """UB the sort template's InitBuffer calls take (see SortKernel::Init)."""
     size = plan.dtype.itemsize
     span = chunk + 64
+    strided = chunk * size + 2 * chunk * 4 if plan.strided else 0  # the stage and the transposing tables
     return ((buffers + 1) * chunk * size + chunk * 8 + (13 * span + 2 * 1024) * 4 + 5 * ((span // 8 + 31) // 32 * 32)
-            + 64 * 32)
+            + 64 * 32 + strided)
 
 
 def _emit_sort(task: KernelTask, plan: SortPlan, chunk: int, buffers: int) -> str:
@@ -213,13 +214,36 @@ def _emit_sort(task: KernelTask, plan: SortPlan, chunk: int, buffers: int) -> st
               f"constexpr bool SORTED = {_cpp_bool(plan.sorted)};",
               f"constexpr bool VALUES_OUT = {_cpp_bool(plan.values_out is not None)};",
               f"constexpr bool INDICES_OUT = {_cpp_bool(plan.indices_out is not None)};",
-              f"constexpr int32_t TRAILING_ONES = {plan.trailing_ones};",
+              f"constexpr int32_t TRAILING = {plan.trailing};",
+              f"constexpr bool STRIDED = {_cpp_bool(plan.strided)};",
               f"constexpr int32_t SOURCE = {plan.source};",
               f"constexpr bool CANONICAL_NAN = {_cpp_bool(plan.order == 'topk' and plan.dtype == torch.bfloat16)};",
+              f"constexpr uint32_t RADIX_DIGITS = {_RADIX_DIGITS.get(plan.dtype, 0)};",
+              *_integer_config(plan.dtype),
+              f"constexpr bool RADIX_1D = {_cpp_bool(_radix_1d(plan))};",
               f"using In = {_CTYPES[plan.dtype]};"]
     params, values, indices = _entry(task, plan.values_out, plan.indices_out)
     return fill_template("sort", {"config": "\n".join(config), "entry_params": params,
                                   "entry_args": f"in{plan.source}, {values}, {indices},"})
+
+
+def _integer_config(dtype: torch.dtype) -> list[str]:
+    """INTEGER and the range that values rebuilt from float keys are clamped to (int8, uint8, bool, int16)."""
+    integer = not dtype.is_floating_point
+    low, high = 0, 0  # floats are not clamped; int32 and int64 values are gathered from the input, never rebuilt
+    if dtype == torch.bool:
+        low, high = 0, 1
+    elif integer and dtype not in _RADIX_DIGITS:
+        low, high = torch.iinfo(dtype).min, torch.iinfo(dtype).max
+    return [f"constexpr bool INTEGER = {_cpp_bool(integer)};", f"constexpr float INT_LOW = {float(low)!r}f;",
+            f"constexpr float INT_HIGH = {float(high)!r}f;"]
+
+
+def _radix_1d(plan: SortPlan) -> bool:
+    """Whether torch would sort a 1-D input of 32768 elements or more by its radix sort (stable): an unstable
+    ascending sort of integers, bool excepted (ATen's can_use_radix_sort)."""
+    integral = not plan.dtype.is_floating_point and plan.dtype != torch.bool
+    return plan.order == "unstable" and integral and not plan.descending
 
 
 def _cpp_bool(value: bool) -> str:
