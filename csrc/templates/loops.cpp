@@ -174,6 +174,39 @@ __aicore__ inline float FmodF(float a, float b)
     return a < 0.0f ? -r : r;
 }
 
+// floor, ceil, trunc and round (half to even) of one float, exactly as C's (PyTorch's): a float of magnitude 2^23 or
+// more, an infinity and NaN are themselves; otherwise the int32 truncation, stepped by one where it rounds the wrong
+// way; a zero result takes the operand's sign (floor(-0.0) = -0.0, ceil(-0.5) = -0.0).
+__aicore__ inline float SignedZero(float r, float a) { return r == 0.0f ? (a < 0.0f ? -0.0f : a * 0.0f) : r; }
+
+__aicore__ inline float TruncF(float a)
+{
+    const float m = a < 0.0f ? -a : a;
+    return m < 8388608.0f ? SignedZero(static_cast<float>(static_cast<int32_t>(a)), a) : a;
+}
+
+__aicore__ inline float FloorF(float a)
+{
+    const float t = TruncF(a);
+    return t > a ? t - 1.0f : t;
+}
+
+__aicore__ inline float CeilF(float a)
+{
+    const float t = TruncF(a);
+    return t < a ? SignedZero(t + 1.0f, a) : t;
+}
+
+__aicore__ inline float RoundF(float a)
+{
+    const float t = TruncF(a);
+    const float d = a - t;  // exact: |a| < 2^23 where t differs from a
+    const float half = d < 0.0f ? -d : d;
+    const bool odd = (static_cast<int64_t>(t) & 1) != 0;
+    if (half > 0.5f || (half == 0.5f && odd)) return SignedZero(d < 0.0f ? t - 1.0f : t + 1.0f, a);
+    return t;
+}
+
 // float -> int as PyTorch on x86 converts: NaN and out-of-range values give the type's minimum.
 __aicore__ inline int64_t FloatToInt32(float a)
 {
@@ -190,6 +223,87 @@ template <typename T>
 __aicore__ inline float RoundTo(float value)  // rounded to T's precision, as a float
 {
     return static_cast<float>(static_cast<T>(value));
+}
+
+
+// Double-precision math on the scalar unit, for the steps of a generic scan (logcumsumexp's log1p(exp(.)), carried
+// in double as PyTorch's CPU kernels carry float32 scans). Written from the textbook forms: exp by reduction to
+// r = x - k ln2 (ln2 split in two so that k * LN2_HI is exact) and its Taylor series; log by splitting off the
+// exponent (mantissa m in [sqrt(1/2), sqrt(2))) and log(m) = 2 atanh(s), s = (m - 1) / (m + 1); log1p(y) as
+// log(1 + y) * y / ((1 + y) - 1), which cancels the rounding of 1 + y. Within a few double ulps of the exact value.
+__aicore__ inline double BitsToDouble(int64_t bits)
+{
+    union { int64_t i; double d; } u;
+    u.i = bits;
+    return u.d;
+}
+__aicore__ inline int64_t DoubleToBits(double value)
+{
+    union { int64_t i; double d; } u;
+    u.d = value;
+    return u.i;
+}
+__aicore__ inline double FMaxNaND(double a, double b) { return a != a ? a : (b != b ? b : (a > b ? a : b)); }
+__aicore__ inline double FMinNaND(double a, double b) { return a != a ? a : (b != b ? b : (a < b ? a : b)); }
+__aicore__ inline bool IsInfD(double a) { return a == 1.0 / 0.0 || a == -1.0 / 0.0; }
+__aicore__ inline double AbsD(double a) { return a < 0.0 ? -a : (a == 0.0 ? 0.0 : a); }
+
+__aicore__ inline double Pow2D(int64_t k)  // 2^k for -1022 <= k <= 1023, from its bits
+{
+    return BitsToDouble((k + 1023) << 52);
+}
+
+__aicore__ inline double ScaleD(double x, int64_t k)  // x * 2^k (products of exact powers of two)
+{
+    while (k > 1000) { x *= Pow2D(1000); k -= 1000; }
+    while (k < -1000) { x *= Pow2D(-1000); k += 1000; }
+    return x * Pow2D(k);
+}
+
+__aicore__ inline double ExpD(double x)
+{
+    if (x != x) return x;
+    if (x > 709.8) return 1.0 / 0.0;
+    if (x < -745.2) return 0.0;
+    const double LN2_HI = 6.93147180369123816490e-01, LN2_LO = 1.90821492927058770002e-10;
+    const int64_t k = FloorToIntD(x * 1.44269504088896338700 + 0.5);
+    const double r = (x - static_cast<double>(k) * LN2_HI) - static_cast<double>(k) * LN2_LO;  // |r| <= 0.35
+    double term = 1.0, sum = 0.0;
+    for (int n = 1; n <= 17; ++n) {  // r + r^2/2! + ... : the rest is below 2^-60 of the sum
+        term = term * r / static_cast<double>(n);
+        sum += term;
+    }
+    return ScaleD(1.0 + sum, k);
+}
+
+__aicore__ inline double LogD(double x)
+{
+    if (x != x || x < 0.0) return 0.0 / 0.0;
+    if (x == 0.0) return -1.0 / 0.0;
+    if (IsInfD(x)) return x;
+    int64_t e = 0;
+    if (x < 2.2250738585072014e-308) { x *= Pow2D(54); e = -54; }  // subnormal: scaled into the normal range
+    const int64_t bits = DoubleToBits(x);
+    e += ((bits >> 52) & 0x7FF) - 1023;
+    double m = BitsToDouble((bits & 0x000FFFFFFFFFFFFFLL) | 0x3FF0000000000000LL);  // in [1, 2)
+    if (m > 1.4142135623730951) { m *= 0.5; e += 1; }
+    const double f = m - 1.0;  // exact (Sterbenz)
+    const double s = f / (2.0 + f), z = s * s, hfsq = 0.5 * f * f;
+    double rest = 0.0;
+    for (int n = 12; n >= 1; --n) rest = z * (2.0 / static_cast<double>(2 * n + 1) + rest);  // 2 (z/3 + z^2/5 ...)
+    const double LN2_HI = 6.93147180369123816490e-01, LN2_LO = 1.90821492927058770002e-10;
+    const double ed = static_cast<double>(e);
+    return ed * LN2_HI + ((f - hfsq + s * (hfsq + rest)) + ed * LN2_LO);
+}
+
+__aicore__ inline double Log1pD(double y)
+{
+    if (y != y || y < -1.0) return 0.0 / 0.0;
+    if (y == -1.0) return -1.0 / 0.0;
+    if (IsInfD(y)) return y;
+    const double u = 1.0 + y;
+    if (u == 1.0) return y;
+    return LogD(u) * (y / (u - 1.0));
 }
 
 

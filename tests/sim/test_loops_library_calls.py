@@ -71,6 +71,10 @@ def _cases():
         "masked_scatter_broadcast_mask": (lambda x, m, s: x.masked_scatter(m, s),
                                           [f(3, 5, 4), torch.rand(3, 5, 1) > 0.5, f(70)], True, []),
         "scatter_reduce_amax_amin": (_scatters, scattered, False, [scattered]),
+        # updates at no positions (a decode step with no new tokens): copies of the inputs
+        "updates_at_no_positions": (lambda c, s, p: (c.index_copy(1, p, s), c.index_add(1, p, s),
+                                                     c.index_put((p,), s.reshape(0, 16, 8)), c.index_fill(1, p, 2.0)),
+                                    [f(2, 16, 8), f(2, 0, 8), torch.zeros(0, dtype=torch.int64)], True, []),
     }
 
 

@@ -27,6 +27,7 @@ from torch_ascendgen.generators.builtin.loops.cexpr import cexpr, slope
 from torch_ascendgen.generators.builtin.loops.gather import SPAN_TILES, float_index_value, index_value, vector_gather
 from torch_ascendgen.generators.builtin.loops.ir import Node, Pass, Program, deduplicated
 from torch_ascendgen.generators.builtin.loops.scalar_ops import scalar_expression
+from torch_ascendgen.generators.builtin.loops.scans import generic_scan
 from torch_ascendgen.generators.builtin.loops.values import (
     FLOATS,
     GM_TYPES,
@@ -179,6 +180,14 @@ def _tiling(program: Program, writers: list) -> str:
 def _host(text: str) -> str:
     return (text.replace("FloorDivI", "HostFloorDiv").replace("ModI", "HostMod").replace("MaxI", "HostMax")
             .replace("MinI", "HostMin").replace("CeilDivI", "HostCeilDiv").replace("AbsI", "HostAbs"))
+
+
+# how an exact integer fold combines the value so far with the next (C++ over int64_t)
+_EXACT_INT_FOLDS = {
+    "sum": lambda a, b: f"static_cast<int64_t>(static_cast<uint64_t>({a}) + static_cast<uint64_t>({b}))",
+    "max": lambda a, b: f"({b} > {a} ? {b} : {a})",
+    "min": lambda a, b: f"({b} < {a} ? {b} : {a})",
+}
 
 
 class PassWriter:
@@ -698,7 +707,7 @@ class PassWriter:
         _, region, value_node, other = node.args
         v, t = self.values, self.tiles
         cls = v.cls(node)
-        value = v.tile(v.values[value_node], cls)
+        value = v.of_class(v.values[value_node], v.cls(value_node), cls)
         guard = self.lane_guard_mask(region)
         if guard is None:
             return value
@@ -839,6 +848,12 @@ class PassWriter:
         kind, value_node = node.args
         t, v, f = self.tiles, self.values, self.folds
         number = len(f.parts)
+        if kind in ("argmax", "argmin") and v.cls(value_node) in ("I", "W") and not self.small(value_node):
+            v.values[node] = f.parts[node] = self._exact_arg_fold(kind, value_node, number)
+            return
+        if kind in _EXACT_INT_FOLDS and v.cls(value_node) in ("I", "W") and not self.small(value_node):
+            v.values[node] = f.parts[node] = self._exact_int_fold(kind, value_node, node, number)
+            return
         value = self._fold_operand(value_node, kind)
         if kind in ("sum", "max", "min", "any"):
             acc = self._accumulator(f"{_IDENTITY[kind]}")
@@ -1037,11 +1052,85 @@ class PassWriter:
         self.reduction_limit = True
         return Val("scalar", name)
 
+    def _lane_read(self, value_node: Node) -> str:
+        """An integer value at ``lane`` of the chunk, as int64 text for the scalar unit."""
+        value = self.values.values[value_node]
+        if value.kind == "scalar":
+            return f"static_cast<int64_t>({value.expr})"
+        tile = ints(value) if self.values.cls(value_node) == "I" else value.expr
+        return f"static_cast<int64_t>({tile}.GetValue(lane))"
+
+    def _exact_int_fold(self, kind: str, value_node: Node, node: Node, number: int) -> Val:
+        """A sum, max or min of integers too wide for float (int32, int64), on the scalar unit and exact. Sums run
+        in 64-bit unsigned arithmetic (two's complement wrap-around, as eager's int64 sum wraps) and are cast to the
+        result's type (which wraps as eager's int32 sum does). The fold restarts where the reduction index is 0."""
+        t, f = self.tiles, self.folds
+        read, index = self._lane_read(value_node), self._reduction_index_text()
+        out_cls = self.values.cls(node)
+        if self.mode == "inner":  # the lanes are consecutive reduction indices: one running value per row
+            name = f"red{number}"
+            f.declared.append(f"int64_t {name} = 0;")
+            t.emit("VectorToScalar();")
+            t.emit(f"for (uint32_t lane = 0; lane < count; ++lane) {{ const int64_t x = {read}; "
+                   f"{name} = static_cast<int64_t>({index}) + lane == 0 ? x : {_EXACT_INT_FOLDS[kind](name, 'x')}; }}")
+            t.emit("ScalarToVector();")
+            return Val("scalar", f"static_cast<{SCALAR_TYPES[out_cls]}>({name})")
+        acc = t.temp("wide")  # never given back: it lives through the walk
+        t.emit("VectorToScalar();")
+        t.emit(f"for (uint32_t lane = 0; lane < count; ++lane) {{ const int64_t x = {read}; "
+               f"const int64_t before = {acc.expr}.GetValue(lane); "
+               f"{acc.expr}.SetValue(lane, static_cast<int64_t>({index}) == 0 ? x : "
+               f"{_EXACT_INT_FOLDS[kind]('before', 'x')}); }}")
+        t.emit("ScalarToVector();")
+        if out_cls == "W":
+            return acc
+        out = t.temp()
+        f.finals[0].append(f"VectorToScalar(); for (uint32_t lane = 0; lane < TILE; ++lane) "
+                           f"{ints(out)}.SetValue(lane, static_cast<int32_t>({acc.expr}.GetValue(lane))); "
+                           "ScalarToVector();")
+        return out
+
+    def _exact_arg_fold(self, kind: str, value_node: Node, number: int) -> Val:
+        """argmax/argmin of integers too wide for float (int32, int64), on the scalar unit and exact: the walk goes
+        through the reduction indices in increasing order and a value replaces the best so far only when strictly
+        better (ties keep the first index); the first index always takes its value."""
+        t, v, f = self.tiles, self.values, self.folds
+        value = v.values[value_node]
+        cls = v.cls(value_node)
+        beats = ">" if kind == "argmax" else "<"
+        index = self._reduction_index_text()
+        if value.kind == "scalar":
+            read = f"static_cast<int64_t>({value.expr})"
+        else:
+            read = f"static_cast<int64_t>({ints(value) if cls == 'I' else value.expr}.GetValue(lane))"
+        if self.mode == "inner":  # the lanes are consecutive reduction indices: one running best per row
+            best, name = f"best{number}", f"red{number}"
+            f.declared += [f"int64_t {best} = 0;", f"int64_t {name} = 0;"]
+            t.emit("VectorToScalar();")
+            t.emit(f"for (uint32_t lane = 0; lane < count; ++lane) {{ const int64_t x = {read}; "
+                   f"const int64_t at = static_cast<int64_t>({index}) + lane; "
+                   f"if (at == 0 || x {beats} {best}) {{ {best} = x; {name} = at; }} }}")
+            t.emit("ScalarToVector();")
+            return Val("scalar", name)
+        # an outer reduction: every lane is its own output, all at the same reduction index
+        best = t.temp("wide")  # never given back: it lives through the walk
+        where = self._accumulator("0.0f")
+        t.emit("VectorToScalar();")
+        t.emit(f"for (uint32_t lane = 0; lane < count; ++lane) {{ const int64_t x = {read}; "
+               f"if (static_cast<int64_t>({index}) == 0 || x {beats} {best.expr}.GetValue(lane)) {{ "
+               f"{best.expr}.SetValue(lane, x); {ints(where)}.SetValue(lane, static_cast<int32_t>({index})); }} }}")
+        t.emit("ScalarToVector();")
+        return where
+
     def _scan(self, node: Node) -> None:
         """A running combination along the scan index (walked in order, one step per index): sums of floats carry
         their rounding error (TwoSum), as PyTorch's double accumulator does; maximum/minimum propagate NaN."""
         kind, value_node = node.args[0], node.args[1]
         t, v, f = self.tiles, self.values, self.folds
+        if not isinstance(kind, str):  # a combine function of several ops (cummax, logcumsumexp): step by step
+            f.parts[node] = generic_scan(self, node)
+            v.values[node] = next(out for out in f.parts[node] if out is not None)
+            return
         cls = v.cls(value_node)
         value = v.tile(v.values[value_node], cls)
         if self.mode == "inner":
@@ -1076,14 +1165,16 @@ class PassWriter:
             out = t.temp()
             t.emit(f"Adds({ints(out)}, {ints(acc)}, int32_t(0), count);")
             self.bounded.update(n for n in self.item.nodes if n is node or (n.op == "getitem" and n.args[0] is node))
-        elif kind == "add" and cls in ("I", "W") and v.cls(node) == "W":  # int64 running sums, lane by lane
-            acc, out = t.temp("wide"), t.temp("wide")  # acc is never given back: it lives through the walk
+        elif kind == "add" and cls in ("I", "W"):  # integer running sums, lane by lane, wrapping as eager's
+            wide = v.cls(node) == "W"
+            acc, out = t.temp("wide"), t.temp("wide" if wide else "")  # acc lives through the walk
             f.init.append(f"Duplicate({acc.expr}.ReinterpretCast<int32_t>(), int32_t(0), 2 * TILE);")
             lane_value = f"{ints(value)}.GetValue(lane)" if cls == "I" else f"{value.expr}.GetValue(lane)"
+            put = f"{out.expr}.SetValue(lane, s);" if wide else f"{ints(out)}.SetValue(lane, static_cast<int32_t>(s));"
             t.emit("VectorToScalar();")
             t.emit(f"for (uint32_t lane = 0; lane < count; ++lane) {{ const int64_t s = static_cast<int64_t>("
                    f"static_cast<uint64_t>({acc.expr}.GetValue(lane)) + static_cast<uint64_t>({lane_value})); "
-                   f"{acc.expr}.SetValue(lane, s); {out.expr}.SetValue(lane, s); }}")
+                   f"{acc.expr}.SetValue(lane, s); {put} }}")
             t.emit("ScalarToVector();")
         else:
             raise UnsupportedFunction(f"a scan with {kind} of {value_node.dtype} values is not lowered yet")
@@ -1114,13 +1205,17 @@ class PassWriter:
             step = (f"{{ carry{n} += {ints(value)}.GetValue(lane); "
                     f"{ints(out)}.SetValue(lane, static_cast<int32_t>(carry{n})); }}")
             self.bounded.update(x for x in self.item.nodes if x is node or (x.op == "getitem" and x.args[0] is node))
-        elif cls in ("I", "W") and kind == "add" and self.values.cls(node) == "W":  # an int64 running sum
-            t.release(out)
-            out = t.temp("wide")
+        elif cls in ("I", "W") and kind == "add":  # an integer running sum, wrapping as eager's
+            wide = self.values.cls(node) == "W"
+            if wide:
+                t.release(out)
+                out = t.temp("wide")
             lane_value = f"{ints(value)}.GetValue(lane)" if cls == "I" else f"{value.expr}.GetValue(lane)"
+            put = (f"{out.expr}.SetValue(lane, carry{n});" if wide
+                   else f"{ints(out)}.SetValue(lane, static_cast<int32_t>(carry{n}));")
             self.folds.declared.append(f"int64_t carry{n} = 0;")
             step = (f"{{ carry{n} = static_cast<int64_t>(static_cast<uint64_t>(carry{n}) + static_cast<uint64_t>("
-                    f"{lane_value})); {out.expr}.SetValue(lane, carry{n}); }}")
+                    f"{lane_value})); {put} }}")
         else:
             raise UnsupportedFunction(f"a scan with {kind} of {_CLASS_NAMES[cls]} values along the innermost "
                                       "dimension is not lowered yet")

@@ -26,6 +26,7 @@ from torch_ascendgen.errors import UnsupportedFunction
 from torch_ascendgen.generators.builtin.loops.decompositions import roots_of_variances, variance_decompositions
 from torch_ascendgen.generators.builtin.loops.ir import (
     Buffer,
+    Combine,
     Node,
     Pass,
     Program,
@@ -35,7 +36,10 @@ from torch_ascendgen.generators.builtin.loops.ir import (
     reduction_vars,
     size_symbol,
 )
-from torch_ascendgen.generators.builtin.loops.library_calls import library_call_decompositions
+from torch_ascendgen.generators.builtin.loops.library_calls import (
+    empty_update_decompositions,
+    library_call_decompositions,
+)
 
 # Inductor keeps its graph, its ops handler and its config in process-wide state: one lowering at a time.
 _LOWERING = threading.Lock()
@@ -90,8 +94,9 @@ def _lower(task: KernelTask) -> Program:
     # none of them): the lowering's are all that came after the first lowering began
     guards_before = _GUARDS_BEFORE_LOWERING.setdefault(shape_env, len(shape_env.guards)) if shape_env is not None else 0
     table = {**select_decomp_table(), **variance_decompositions(), **library_call_decompositions()}
+    table.update(empty_update_decompositions(table))
     with mode:
-        graph_module = make_fx(roots_of_variances(task.graph), decomposition_table=table)(*fakes)
+        graph_module = make_fx(_flat_outputs(roots_of_variances(task.graph)), decomposition_table=table)(*fakes)
     graph = GraphLowering(graph_module, example_inputs=fakes, shape_env=shape_env)
     features = {BackendFeature.SCAN, BackendFeature.TUPLE_REDUCTION, BackendFeature.PREFER_STORE_LOOP_ORDER}
     graph.has_feature = lambda device, feature: feature in features
@@ -105,6 +110,15 @@ def _lower(task: KernelTask) -> Program:
         new_guards = [renaming(sympy.sympify(guard.expr)) for guard in shape_env.guards[guards_before:]]
         program.guards = list(dict.fromkeys(guard for guard in new_guards if guard is not sympy.true))
     return program
+
+
+def _flat_outputs(graph_module: torch.fx.GraphModule) -> torch.fx.GraphModule:
+    """The graph returning its outputs as one flat tuple, in the order the task numbers them (a function may return
+    nested lists and tuples, e.g. a list of tensors beside a tensor; Inductor's graph takes a flat sequence)."""
+    output = next(node for node in graph_module.graph.nodes if node.op == "output")
+    output.args = (tuple(torch.utils._pytree.tree_leaves(output.args[0])),)
+    graph_module.recompile()
+    return graph_module
 
 
 def _pooling(max_pool_with_offsets: Callable, *args, **kwargs):
@@ -174,7 +188,7 @@ class _Translation:
         computed = []
         for operation in self.graph.operations:
             if isinstance(operation, ir.ComputedBuffer):
-                if sympy.prod(operation.get_size()) != 0:  # an empty placeholder (batch norm's reserve): nothing
+                if not _uninitialised(operation):
                     computed.append(operation)
             else:
                 raise UnsupportedFunction(f"it uses {_describe(operation)}, which PyTorch Inductor runs as a "
@@ -268,6 +282,17 @@ class _Translation:
                 body()
             finally:
                 _OpsRecorder.current = previous
+
+
+def _uninitialised(buffer) -> bool:
+    """Whether a computed buffer computes nothing: an empty placeholder (batch norm's reserve), or torch.empty's
+    memory, which Inductor gives loop ranges of 0 whatever its size (a copy into it reads only its size)."""
+    from torch._inductor import ir
+
+    if sympy.prod(buffer.get_size()) == 0:
+        return True
+    ranges = getattr(buffer.data, "ranges", None)
+    return isinstance(buffer.data, ir.Pointwise) and bool(ranges) and all(r == 0 for r in ranges)
 
 
 def _contiguous(layout) -> bool:
@@ -412,6 +437,10 @@ class _OpsRecorder:
 
     def scan(self, dtypes, combine_fn, values):
         kind = _scan_kind(combine_fn, len(values))
+        if kind == "add" and dtypes[0] in (torch.float16, torch.bfloat16):
+            kind = None  # summed in float and rounded at every step, as PyTorch's CPU cumsum of half types
+        if kind is None:  # a combination of several ops: recorded, evaluated step by step on the scalar unit
+            kind = _combine_of(combine_fn, dtypes, self.rename, self.graph)
         node = self._node("scan", (kind, *values), dtypes[0])
         return tuple(self._node("getitem", (node, i), dtypes[i]) for i in range(len(values)))
 
@@ -471,14 +500,33 @@ class _CombineProbe:
         return op
 
 
-def _scan_kind(combine_fn, count: int) -> str:
+def _scan_kind(combine_fn, count: int) -> str | None:
+    """"add", "maximum" or "minimum" for a running sum, maximum or minimum of one value; None otherwise."""
     from torch._inductor.virtualized import V
 
     probe = _CombineProbe()
     with V.set_ops_handler(probe):
         combine_fn(tuple(_Placeholder(f"a{i}") for i in range(count)), tuple(_Placeholder(f"b{i}")
                                                                            for i in range(count)))
-    if count == 1 and probe.ops in (["add"], ["mul"], ["maximum"], ["minimum"]):
+    if count == 1 and probe.ops in (["add"], ["maximum"], ["minimum"]):
         return probe.ops[0]
-    raise UnsupportedFunction(f"it scans with {', '.join(probe.ops) or 'an unknown combination'}, which the loop "
-                              "lowering does not do")
+    return None
+
+
+def _combine_of(combine_fn, dtypes, renaming: _SymbolRenaming, graph) -> Combine:
+    """The combine function's ops, recorded as Nodes over placeholders for the state so far and the next values."""
+    from torch._inductor.virtualized import V
+
+    scratch = Pass("combine", "pointwise", (), ())
+    carry = tuple(Node(i, "carry", (i,), dtype) for i, dtype in enumerate(dtypes))
+    step = tuple(Node(len(dtypes) + i, "step", (i,), dtype) for i, dtype in enumerate(dtypes))
+    scratch.nodes.extend((*carry, *step))
+    recorder = _OpsRecorder(scratch, renaming, graph)
+    with V.set_ops_handler(recorder):
+        results = combine_fn(carry, step)
+    results = tuple(getattr(r, "value", r) if type(r).__name__ == "OpsValue" else r for r in results)
+    if scratch.regions or any(n.op in ("load", "store", "indirect", "masked", "scan", "reduction")
+                              for n in scratch.nodes):
+        raise UnsupportedFunction("its scan's combine function reads memory or nests regions, which the loop "
+                                  "lowering does not do")
+    return Combine(carry, step, tuple(scratch.nodes[2 * len(dtypes):]), results)

@@ -38,6 +38,22 @@ class Node:
         return f"%{self.id}"
 
 
+@dataclass(eq=False)
+class Combine:
+    """A generic scan's combine function, recorded: ``nodes`` compute ``results`` (the next state) from ``carry``
+    (the state so far) and ``step`` (the values at the next scan index), placeholder Nodes of ops "carry" and
+    "step" (``args``: their position). A scan node's args are ``(combine, *values)``; a plain running sum, maximum
+    or minimum of one value is ``(kind, value)`` instead."""
+
+    carry: tuple[Node, ...]
+    step: tuple[Node, ...]
+    nodes: tuple[Node, ...]
+    results: tuple
+
+    def __repr__(self) -> str:
+        return f"combine({', '.join(n.op for n in self.nodes)})"
+
+
 @dataclass(frozen=True)
 class Buffer:
     """A tensor in global memory, contiguous; ``size`` in elements (a sympy expression of the size symbols)."""

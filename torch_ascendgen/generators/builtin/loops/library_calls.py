@@ -13,7 +13,9 @@ NotImplemented (Inductor's own handling then applies, and its fallback is refuse
 - masked_scatter: a gather of the source at the running count of the mask;
 - adaptive average pooling: sums over each output's window (per-output start and end), in float32 for the
   narrow types, divided by the window's sizes as torch divides;
-- cat of int8/uint8 tensors (which Inductor sends to the library on the CPU): the same cat through int16.
+- cat of int8/uint8 tensors (which Inductor sends to the library on the CPU): the same cat through int16;
+- updates at no positions (index_put, index_copy, index_add, index_fill, scatter with an empty index): a copy of
+  the input (Inductor's lowering of an empty index asks for the value range [0, -1] and fails).
 """
 
 from __future__ import annotations
@@ -291,6 +293,36 @@ def _cat(tensors, dim=0):
         return NotImplemented
     dtype = functools.reduce(torch.promote_types, [t.dtype for t in tensors])
     return torch.cat([t.to(torch.int16) for t in tensors], dim).to(dtype)
+
+
+# ---- updates at no positions --------------------------------------------------------------------------------
+
+# op -> the positions of the arguments that name where it writes (an index tensor, or index_put's list of them)
+_UPDATES = {
+    aten.index_put.default: (1,), aten.index_copy.default: (2,), aten.index_add.default: (2,),
+    aten.index_fill.int_Scalar: (2,), aten.index_fill.int_Tensor: (2,), aten.scatter.src: (2,),
+    aten.scatter.value: (2,), aten.scatter_add.default: (2,), aten.scatter_reduce.two: (2,),
+}
+
+
+def _is_empty(value) -> bool:
+    if isinstance(value, (list, tuple)):
+        return any(_is_empty(v) for v in value)
+    return isinstance(value, torch.Tensor) and statically_known_true(value.numel() == 0)
+
+
+def _no_positions(op, positions: tuple[int, ...], otherwise):
+    """``op`` as a copy of its input where it writes at no position, else ``otherwise`` (the table's own entry)."""
+    def decomposition(*args, **kwargs):
+        if any(_is_empty(args[i]) for i in positions if i < len(args)):
+            return args[0].clone()
+        return otherwise(*args, **kwargs) if otherwise is not None else NotImplemented
+    return decomposition
+
+
+def empty_update_decompositions(table: dict) -> dict:
+    """Entries for the update ops of ``table`` (the lowering's decompositions so far) that write at no position."""
+    return {op: _no_positions(op, positions, table.get(op)) for op, positions in _UPDATES.items()}
 
 
 def library_call_decompositions() -> dict:

@@ -3,7 +3,8 @@
 The lane-by-lane path the vector code falls back to (values.py): int64 arithmetic, integer division, gathers through
 computed indices. Only operations C++ computes exactly as PyTorch does on the CPU are written here (integer
 arithmetic with two's complement wrap-around, floor division and Python's modulus, comparisons, float + - * /,
-conversions with x86's out-of-range results); anything else raises UnsupportedFunction.
+floor, ceil, trunc, round and abs, conversions with x86's out-of-range results); anything else raises
+UnsupportedFunction.
 """
 
 from __future__ import annotations
@@ -103,6 +104,12 @@ def _float(op: str, args: list[str]) -> str:
         "maximum": lambda: f"FMaxNaN({args[0]}, {args[1]})",
         "minimum": lambda: f"FMinNaN({args[0]}, {args[1]})",
         "fmod": lambda: f"FmodF({args[0]}, {args[1]})",  # exact, as C's fmod (PyTorch's) is
+        # rounding to integers: exact (a source index of interpolation or quantile, computed once per item)
+        "floor": lambda: f"FloorF({args[0]})",
+        "ceil": lambda: f"CeilF({args[0]})",
+        "trunc": lambda: f"TruncF({args[0]})",
+        "round": lambda: f"RoundF({args[0]})",
+        "abs": lambda: f"(({args[0]}) <= 0.0f ? 0.0f - ({args[0]}) : ({args[0]}))",
         "identity": lambda: args[0],
     }
     if op not in table:

@@ -164,6 +164,15 @@ class PassValues:
                         "MASK_BYTES / 2);")
         return out
 
+    def of_class(self, value: Val, src: str, cls: str) -> Val:
+        """``value`` (of class ``src``) as a tile of class ``cls``: an int64 node whose values fit int32 (class I)
+        used where an int64 tile (class W) is wanted is widened."""
+        if value.kind != "scalar" and src == "I" and cls == "W":
+            out = self.t.temp("wide")
+            self.t.emit(f"Cast({out.expr}, {ints(value)}, RoundMode::CAST_NONE, count);")
+            return out
+        return self.tile(value, cls)
+
     def release(self, value: Val, keep: Val | None = None) -> None:
         if value is not keep:
             self.t.release(value)
