@@ -71,11 +71,11 @@ def test_guards_are_part_of_the_key():
     assert even.key != plain.key and even.graph_text.endswith("guard: s1 % 2 == 0")
 
 
-def test_a_data_dependent_output_size_cannot_be_a_kernel():
-    from torch_ascendgen.errors import UnsupportedFunction
-
-    with pytest.raises(UnsupportedFunction, match="depends on the values"):
-        capture(lambda x: x[x > 0] * 2, [torch.randn(4, 8)])
-    with pytest.raises(UnsupportedFunction, match="depends on the values"):  # an unbacked size inside the graph
-        capture(lambda ids, bias: bias + torch.bincount(ids.flatten(), minlength=64).float().sign(),
-                [torch.randint(0, 64, (16, 2)), torch.randn(64)])
+def test_a_data_dependent_output_size_is_written_by_its_name_and_marks_the_task():
+    masked = capture(lambda x: x[x > 0] * 2, [torch.randn(4, 8)])
+    (size,) = masked.outputs[0].shape
+    assert masked.data_dependent and isinstance(size, str) and not size.startswith("s")  # u0: no input gives it
+    inside = capture(lambda ids, bias: bias + torch.bincount(ids.flatten(), minlength=64).float().sign(),
+                     [torch.randint(0, 64, (16, 2)), torch.randn(64)])  # an unbacked size inside the graph
+    assert inside.data_dependent and inside.outputs[0].shape == ("s2",)
+    assert not capture(lambda x: x * 2, [torch.randn(4, 8)]).data_dependent

@@ -6,6 +6,9 @@ own (generators/builtin/sort.py), on a kernel input. A function that computes ar
 its top-k, the weights renormalized) is cut into stages: the work before a sort, the sort, the work after it, in
 the graph's order, each stage a GraphModule whose inputs are the function's tensors or earlier stages' results.
 Dispatch gives each stage its kernel and runs them in turn (frontends/dispatch.py).
+
+An op whose result's size depends on values (nonzero, bincount, ...: sized.py) is cut out the same way, and a graph
+holding one is always run as stages: its size is known only once the stages before it have run.
 """
 
 from __future__ import annotations
@@ -17,9 +20,11 @@ import torch
 import torch.fx
 from torch.fx.passes.split_module import split_module
 
+from torch_ascendgen.capture.sized import SIZED_OPS
 from torch_ascendgen.errors import UnsupportedFunction
 
-STAGE_OPS = frozenset({"aten.sort.default", "aten.sort.stable", "aten.topk.default", "aten.histc.default"})
+STAGE_OPS = frozenset({"aten.sort.default", "aten.sort.stable", "aten.topk.default", "aten.histc.default",
+                       *SIZED_OPS})
 
 
 @dataclass(frozen=True)
@@ -40,6 +45,8 @@ def needs_stages(graph_module: torch.fx.GraphModule) -> bool:
     ops = [n for n in nodes if str(n.target) in STAGE_OPS]
     if not ops:
         return False
+    if any(str(n.target) in SIZED_OPS for n in ops):
+        return True
     others = [n for n in nodes if n not in ops and not _is_result_of(n, ops)]
     return len(ops) > 1 or bool(others) or any(_source(op).op != "placeholder" for op in ops)
 
@@ -70,6 +77,11 @@ def split_stages(graph_module: torch.fx.GraphModule) -> Stages:
                                       "cuts such functions into kernels that pass tensors only")
     top = split_module(graph_module, None, lambda node: partition[node], keep_original_order=True)
     return Stages(top, tuple(str(n.target) for n in top.graph.nodes if n.op == "call_module"))
+
+
+def sized_node(module: torch.fx.GraphModule) -> torch.fx.Node | None:
+    """The stage's data-dependent op (sized.py), None for a stage without one."""
+    return next((n for n in module.graph.nodes if n.op == "call_function" and str(n.target) in SIZED_OPS), None)
 
 
 def _copy(graph_module: torch.fx.GraphModule) -> torch.fx.GraphModule:

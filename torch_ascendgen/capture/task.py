@@ -46,6 +46,10 @@ class ValueDomain:
     bounds: tuple[tuple[str | int, bool], ...] = ()
     nonzero: bool = False  # 0 lies between the ends but no value was 0 (a divisor): none is drawn
     sentinel: int | None = None  # a negative value apart from the rest, all >= 0 (ignore_index -100, padding -1)
+    # the other inputs (their positions) whose values, taken with this one's at each position, are distinct where
+    # no one of them is alone (a block index and an offset in it: the slots a paged cache write fills)
+    distinct_with: tuple[int, ...] = ()
+    permutations: bool = False  # each row (along the last dim) holds 0 .. its length - 1 once: an argsort's order
 
 
 def value_domain(tensor: torch.Tensor, bounds: tuple = ()) -> ValueDomain | None:
@@ -61,7 +65,36 @@ def value_domain(tensor: torch.Tensor, bounds: tuple = ()) -> ValueDomain | None
     if unique.numel() > 1 and low < 0 <= int(unique[1]):  # targets with ignore_index: -100 and then [0, classes)
         sentinel, low = low, int(unique[1])
     nonzero = low < 0 < high and not bool((flat == 0).any())
-    return ValueDomain(low, high, distinct, ordered, tuple(bounds), nonzero, sentinel)
+    return ValueDomain(low, high, distinct, ordered, tuple(bounds), nonzero, sentinel,
+                       permutations=_rows_are_permutations(tensor))
+
+
+def _rows_are_permutations(tensor: torch.Tensor) -> bool:
+    if tensor.dim() == 0 or tensor.shape[-1] < 2:
+        return False
+    rows = tensor.detach().reshape(-1, tensor.shape[-1]).cpu()
+    if rows.shape[0] < 2 and bool((rows[0, 1:] >= rows[0, :-1]).all()):
+        return False  # one row in order: an arange, drawn as the ordered domain it is
+    return bool((rows.sort(dim=-1).values == torch.arange(rows.shape[-1])).all())
+
+
+def value_domains(tensors: Sequence[torch.Tensor], bounds: Sequence[tuple] = ()) -> list[ValueDomain | None]:
+    """Each tensor's value_domain (``bounds``: per tensor, as value_domain takes them), with the inputs that are
+    distinct together (``distinct_with``): integer tensors of one shape, none distinct alone, whose values taken
+    position by position never repeat."""
+    domains = [value_domain(t, bounds[i] if i < len(bounds) else ()) for i, t in enumerate(tensors)]
+    groups: dict[tuple, list[int]] = {}
+    for i, (tensor, domain) in enumerate(zip(tensors, domains)):
+        if domain is not None and not domain.distinct and domain.sentinel is None and tensor.numel() > 1:
+            groups.setdefault(tuple(tensor.shape), []).append(i)
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        rows = torch.stack([tensors[i].detach().reshape(-1).cpu().to(torch.int64) for i in members], dim=1)
+        if torch.unique(rows, dim=0).shape[0] == rows.shape[0]:
+            for i in members:
+                domains[i] = replace(domains[i], distinct_with=tuple(m for m in members if m != i))
+    return domains
 
 
 @dataclass(frozen=True)
@@ -129,6 +162,7 @@ class KernelTask:
     constants: tuple[torch.Tensor, ...] = field(default=(), compare=False, repr=False)
     domains: tuple[ValueDomain | None, ...] = field(default=(), compare=False)
     call: CallPattern | None = field(default=None, compare=False, repr=False)
+    data_dependent: bool = False  # a size in the graph depends on values (capture/sized.py): run as stages only
 
     @property
     def key(self) -> str:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import logging
 import operator
+import re
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -33,7 +34,15 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from torch_ascendgen.capture import collapse, domains, sizes
 from torch_ascendgen.capture.fake_quant import fake_quant_decompositions
-from torch_ascendgen.capture.task import CallPattern, KernelTask, TensorSpec, ValueDomain, constant_digest, value_domain
+from torch_ascendgen.capture.sized import SIZED_OPS, sized_decompositions
+from torch_ascendgen.capture.task import (
+    CallPattern,
+    KernelTask,
+    TensorSpec,
+    ValueDomain,
+    constant_digest,
+    value_domains,
+)
 from torch_ascendgen.errors import NotExpressible, NothingToCompute, ReturnsViews, UnsupportedFunction
 
 logger = logging.getLogger("torch_ascendgen")
@@ -62,7 +71,7 @@ def capture(function: Callable, tensors: list[torch.Tensor], name: str = "", spe
     constants = _lift_constants(graph)
     task = _task(graph, tensors, constants, name or getattr(function, "__qualname__", "function"), returned,
                  symbolic=not specialize)
-    return _collapsed(task) or task
+    return task if task.data_dependent else (_collapsed(task) or task)
 
 
 # make_fx keeps its tracer in module globals (torch.fx's CURRENT_PATCHER among them): two threads tracing
@@ -104,6 +113,7 @@ def _decompositions() -> dict:
     with them, and gather wants int64), and fake quantization's (fake_quant.py)."""
     table = dict(core_aten_decompositions())
     table.update(fake_quant_decompositions())
+    table.update(sized_decompositions(table))
     for op in (torch.ops.aten.nll_loss_forward.default, torch.ops.aten.nll_loss2d_forward.default):
         if op in table:
             table[op] = _with_int64_target(table[op])
@@ -268,19 +278,21 @@ def _task(graph: torch.fx.GraphModule, tensors: list[torch.Tensor], constants: t
     say), which the graph's plain tuples lose."""
     outputs, tree = _outputs(graph, constants, returned)
     traced = tuple(tuple(t.shape) for t in tensors) + tuple(tuple(c.shape) for c in constants)
+    unbacked = any(str(node.target) in SIZED_OPS for node in graph.graph.nodes)
     try:
         if not symbolic:
             raise NotExpressible("specialized on request")
-        described = _Description(graph, symbolic=True)
+        described = _Description(graph, symbolic=True, unbacked=unbacked)
         described.check(traced)
     except NotExpressible:
-        described = _Description(graph, symbolic=False)
+        described = _Description(graph, symbolic=False, unbacked=unbacked)
     inputs, count = described.inputs, len(tensors)
     output_specs = tuple(described.spec(value) for value in outputs)
     return KernelTask(
         name=name, graph_text=_graph_text(described, constants), inputs=inputs, outputs=output_specs,
         category=_category(graph), specialized=not described.symbolic, traced_shapes=traced, graph=graph,
         output_tree=returned if returned.num_leaves == len(outputs) else tree, guards=described.guards,
+        data_dependent=unbacked,
         constants=constants, domains=tuple(_domains(graph, tensors, described)) + (None,) * len(constants),
         call=CallPattern(inputs[:count], output_specs, described.guards, tuple(s.shape for s in inputs[:count]),
                          traced[:count]))
@@ -336,9 +348,10 @@ class _Description:
     ``symbolic``) for a size or guard that size text cannot write, or a symbol no input's size gives.
     """
 
-    def __init__(self, graph: torch.fx.GraphModule, symbolic: bool):
+    def __init__(self, graph: torch.fx.GraphModule, symbolic: bool, unbacked: bool = False):
         self.graph = graph
         self.symbolic = symbolic
+        self.unbacked = unbacked  # sizes a data-dependent op makes (u0) are written by their names
         self.shape_env = _shape_env(graph)
         self.names = _symbol_names(graph, self.shape_env) if symbolic else {}
         self.symbols = {name: sympy.Symbol(canonical, integer=True, positive=True)
@@ -364,17 +377,29 @@ class _Description:
             return int(expr)
         if not self.symbolic:
             if size.node.hint is None:
+                if self.unbacked:
+                    return self.expr_text(expr)
                 raise UnsupportedFunction(f"one of its sizes ({expr}) depends on the values of its inputs")
             return int(size.node.hint)
         return self.expr_text(expr)
 
     def expr_text(self, expr) -> str:
         """``expr`` as size text in the canonical symbols."""
-        unknown = [s for s in expr.free_symbols if s.name not in self.symbols]
+        unknown = [s for s in expr.free_symbols if s.name not in self.symbols and not self._is_unbacked(s)]
         if unknown:
             raise NotExpressible(f"{expr} depends on {unknown[0]}, which no input's size gives (a data-dependent size)")
-        return sizes.size_text(expr.xreplace({s: self.symbols[s.name] for s in expr.free_symbols}),
-                               {v.name: v.name for v in self.symbols.values()})
+        symbols = {**self.symbols, **{s.name: s for s in expr.free_symbols if self._is_unbacked(s)}}
+        return sizes.size_text(expr.xreplace({s: symbols[s.name] for s in expr.free_symbols}),
+                               {v.name: v.name for v in symbols.values()})
+
+    def _data_dependent(self, shape: tuple) -> bool:
+        """Whether a written shape holds a size no input gives."""
+        known = set(self.names.values())
+        return any(isinstance(size, str) and set(re.findall(r"[A-Za-z_]\w*", size)) - known for size in shape)
+
+    def _is_unbacked(self, symbol) -> bool:
+        """A size no input gives, in a graph with a data-dependent op (its output sizes: u0, or a fresh symbol)."""
+        return self.unbacked and symbol.name not in self.symbols
 
     def _guards(self) -> tuple[str, ...]:
         """What the trace assumed about the sizes, beyond every symbol being at least 2: its guards and runtime
@@ -386,6 +411,8 @@ class _Description:
         texts = set()
         for expr in exprs:
             simplified = self.shape_env.simplify(expr)
+            if self.unbacked and any(s.name not in self.symbols for s in simplified.free_symbols):
+                continue  # about a data-dependent size: the stages' own ops check it at run time
             if simplified != sympy.true:
                 texts.add(self.expr_text(simplified))
         ranges = {symbol.name: bounds for symbol, bounds in self.shape_env.var_to_range.items()}
@@ -403,6 +430,7 @@ class _Description:
             binding = sizes.bind([spec.shape for spec in self.inputs], traced)
             failed = sizes.failing(self.guards, binding)
             wrong = [node for node in self.graph.graph.nodes if isinstance(node.meta.get("val"), torch.Tensor)
+                     and not self._data_dependent(node.meta["shape"]) and not _unhinted(node.meta["val"])
                      and sizes.shape(node.meta["shape"], binding) != tuple(map(_traced_size, node.meta["val"].shape))]
         except ValueError as exc:
             raise NotExpressible(f"its sizes do not evaluate at the traced shapes: {exc}") from None
@@ -504,8 +532,8 @@ def _category(graph: torch.fx.GraphModule) -> str:
 def _domains(graph: torch.fx.GraphModule, tensors: list[torch.Tensor],
              described: _Description) -> list[ValueDomain | None]:
     """Each input's value domain (integer inputs), with the sizes its values index into (when symbolic)."""
-    return [value_domain(tensor, domains.index_bounds(node, described.size) if described.symbolic else ())
-            for tensor, node in zip(tensors, _placeholders(graph))]
+    return value_domains(tensors, [domains.index_bounds(node, described.size) if described.symbolic else ()
+                                   for node in _placeholders(graph)[:len(tensors)]])
 
 
 def _collapsed(task: KernelTask) -> KernelTask | None:
@@ -546,6 +574,11 @@ def _collapsed_task(task: KernelTask, layout: collapse.Plan) -> KernelTask:
         outputs=tuple(described.spec(value) for value in outputs), category=_category(graph), specialized=False,
         traced_shapes=traced, graph=graph, output_tree=task.output_tree, guards=(), constants=constants,
         domains=task.domains, call=CallPattern(task.call.inputs, task.call.outputs, (), task_inputs, task.call.shapes))
+
+
+def _unhinted(value: torch.Tensor) -> bool:
+    """Whether a size of ``value`` has no value at the traced shapes (a data-dependent op's)."""
+    return any(isinstance(size, torch.SymInt) and size.node.hint is None for size in value.shape)
 
 
 def _traced_size(size) -> int:

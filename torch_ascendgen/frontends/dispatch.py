@@ -22,8 +22,10 @@ from typing import Any, NamedTuple
 
 import torch
 
-from torch_ascendgen.capture import KernelTask, capture, value_domain
-from torch_ascendgen.capture.stages import Stages, needs_stages, split_stages
+from torch_ascendgen.capture import KernelTask, capture
+from torch_ascendgen.capture.sized import empty_source, sized_op, tensor_values
+from torch_ascendgen.capture.stages import Stages, needs_stages, sized_node, split_stages
+from torch_ascendgen.capture.task import value_domains
 from torch_ascendgen.errors import NothingToCompute, ReturnsViews, UnsupportedFunction
 from torch_ascendgen.evaluate.verify import task_input_sets, verify
 from torch_ascendgen.pipeline import CompiledKernel, Options, compile_task, verify_shape
@@ -65,13 +67,16 @@ class Kernels:
         try:
             if any(t.numel() == 0 for t in tensors):
                 task, binding = self._empty_task(function, tensors, target)
-                if not any(math.prod(shape) for shape in task.call.output_shapes(binding)):
+                if not task.data_dependent and not any(math.prod(s) for s in task.call.output_shapes(binding)):
                     # the original makes them: eager's empty results are not always its meta shapes (pixel_unshuffle)
                     raise NothingToCompute("every output is empty")
             else:
                 task, binding = self._task(function, tensors, target, family)
         except ReturnsViews as mixed:
             return self._with_views(function, tensors, target, family, stages, mixed)
+        if task.data_dependent and not stages:
+            raise UnsupportedFunction("one of its sizes depends on the values of its inputs (nonzero, bincount, "
+                                      "boolean-mask indexing); @ascend_kernel runs such functions as stages")
         if stages and needs_stages(task.graph):
             return self._staged(function, task, binding, tensors, target)
         compiled = self._compiled_for(function, task, binding, tensors, target)
@@ -99,7 +104,7 @@ class Kernels:
         shapes = task.call.task_shapes(binding) if task.call.collapsed else None
         task_inputs = _task_inputs(shapes, constants)
         reference = task.reference(function, [tuple(t.shape) for t in tensors])
-        domains = [value_domain(t, d.bounds if d else ()) for t, d in zip(tensors, task.domains)]
+        domains = value_domains(tensors, [d.bounds if d else () for d in task.domains])
         verify_shape(compiled, reference, task_inputs(tensors), self.options, domains + [None] * len(constants))
         outputs = task.call.output_shapes(binding) if shapes is not None else None
         return Kernel(compiled, _adapted(kernel_op(compiled), shapes, outputs, constants), task.output_tree,
@@ -155,16 +160,22 @@ class Kernels:
         shapes = task.call.task_shapes(binding) if task.call.collapsed else None
         task_inputs = _task_inputs(shapes, constants)
         ready: dict[str, tuple[Callable, CompiledKernel | None]] = {}
+        fixed = _constant_arguments(split.top, task.argument_count)
 
         def run_stage(name: str, args: tuple) -> Any:
             if name not in ready:
-                ready[name] = self._stage(split.module(name), list(args), target, (task.key, name))
-            return ready[name][0](args)
+                module = _with_constants(split.module(name), fixed.get(name, {}), task.constants)
+                free = _without(args, fixed.get(name, {}))
+                if not free:  # computed from the constants alone: nothing of the call's to compute
+                    ready[name] = ((lambda _: split.module(name)(*args)), None)
+                else:
+                    ready[name] = self._stage(module, free, target, (task.key, name))
+            return ready[name][0](_without(args, fixed.get(name, {})))
 
         chain = _StageRunner(split.top, run_stage)
         inputs = task_inputs(tensors)
         chain.run(*inputs)
-        domains = [value_domain(t, d.bounds if d else ()) for t, d in zip(tensors, task.domains)]
+        domains = value_domains(tensors, [d.bounds if d else () for d in task.domains])
         sets = task_input_sets(task, [tuple(t.shape) for t in inputs], domains=domains + [None] * len(constants))
         verdict = verify(task.reference(function, [tuple(t.shape) for t in tensors]),
                          lambda *args: chain.run(*args), sets, self.options.tolerance)
@@ -181,16 +192,52 @@ class Kernels:
         outputs = task.call.output_shapes(binding) if shapes is not None else None
         return Kernel(kernels[0], _adapted(op, shapes, outputs, constants), task.output_tree, task_inputs)
 
-    def _stage(self, module: torch.fx.GraphModule, tensors: list[torch.Tensor], target: Target,
+    def _stage(self, module: torch.fx.GraphModule | Callable, tensors: list[torch.Tensor], target: Target,
                family: Hashable) -> tuple[Callable, CompiledKernel | None]:
         """One stage's runner (its arguments in, its result as the stage module gives it) and its kernel; a stage
         with nothing to compute (views, getitems) runs its own ops."""
+        node = sized_node(module) if isinstance(module, torch.fx.GraphModule) else None
+        if node is not None:
+            return self._sized_stage(module, node, tensors, target, family)
         try:
-            kernel = self.prepare(module, tensors, target, family)
+            runner = _Reprepared(self, module, target, family, tensors)
         except NothingToCompute:
             return (lambda args: module(*args)), None
-        op, tree = kernel.op, kernel.output_tree
-        return (lambda args: torch.utils._pytree.tree_unflatten(op(list(args)), tree)), kernel.compiled
+        return (lambda args: torch.utils._pytree.tree_unflatten(runner(args), runner.tree)), runner.compiled
+
+    def _sized_stage(self, module: torch.fx.GraphModule, node: torch.fx.Node, tensors: list[torch.Tensor],
+                     target: Target, family: Hashable) -> tuple[Callable, CompiledKernel | None]:
+        """A data-dependent op's stage (capture/sized.py): its size kernel runs and the host reads the length, then
+        its kernel given that length (a carrier tensor of that size) computes the result. Values torch refuses
+        (a negative count) run torch's own op, which raises its error."""
+        op = sized_op(node)
+        kernels: dict[str, _Reprepared] = {}
+
+        def kernel(name: str, function: Callable, args: list[torch.Tensor]) -> list[torch.Tensor]:
+            if name not in kernels:
+                kernels[name] = _Reprepared(self, function, target, (family, name), args)
+                return kernels[name].last
+            return kernels[name](args)
+
+        def compute(call_args: tuple, call_kwargs: dict) -> Any:
+            args = tensor_values(call_args, call_kwargs)
+            if empty_source(op, args):
+                length, lowest = op.empty_length, 0
+            else:
+                length, lowest = (int(v) for v in kernel("size", op.size, args)[0].tolist())
+            if lowest < 0:
+                return node.target(*call_args, **call_kwargs)
+            carrier = torch.empty(length, dtype=torch.uint8, device=args[0].device)
+            if length == 0:
+                return op.given(*args, carrier)  # empty results: nothing to compute
+            return torch.utils._pytree.tree_unflatten(kernel("given", op.given, [*args, carrier]),
+                                                      kernels["given"].tree)
+
+        def run(args: tuple) -> Any:
+            return _Substituted(module, node, compute).run(*args)
+
+        run(tuple(tensors))
+        return run, next((k.compiled for k in kernels.values()), None)
 
     def _task(self, function: Callable, tensors: list[torch.Tensor], target: Target,
               family: Hashable) -> tuple[KernelTask, dict[str, int]]:
@@ -217,9 +264,9 @@ class Kernels:
 
     def _empty_task(self, function: Callable, tensors: list[torch.Tensor],
                     target: Target) -> tuple[KernelTask, dict[str, int]]:
-        """Empty tensors: the function traced at their sizes (exactly: sizes of 0 are not symbolic, so the task is
-        this call's own)."""
-        task = capture(function, target.host_copies(tensors), name=self.name)
+        """Empty tensors: the function traced for these shapes only (a size of 0 is never symbolic, and sizes left
+        symbolic beside it give Inductor value ranges such as [0, -1] that it cannot lower)."""
+        task = capture(function, target.host_copies(tensors), name=self.name, specialize=True)
         binding = task.call.binding(tensors)
         if binding is None:
             raise UnsupportedFunction("its capture at empty sizes does not describe the call")
@@ -242,6 +289,79 @@ def _at_call_shapes(task: KernelTask, binding: dict[str, int], tensors: list[tor
     shapes = task.call.task_shapes(binding) if task.call.collapsed else [tuple(t.shape) for t in tensors]
     traced = tuple(tuple(s) for s in shapes) + tuple(tuple(c.shape) for c in task.constants)
     return task if task.specialized or traced == task.traced_shapes else dataclasses.replace(task, traced_shapes=traced)
+
+
+def _constant_arguments(top: torch.fx.GraphModule, argument_count: int) -> dict[str, dict[int, int]]:
+    """Per stage, which of its arguments are the task's constants: {argument position: constant index}."""
+    placeholders = [n for n in top.graph.nodes if n.op == "placeholder"]
+    constant_of = {node: i - argument_count for i, node in enumerate(placeholders) if i >= argument_count}
+    return {str(node.target): {i: constant_of[a] for i, a in enumerate(node.args) if a in constant_of}
+            for node in top.graph.nodes if node.op == "call_module"}
+
+
+def _without(args: tuple, fixed: dict[int, int]) -> list:
+    return [a for i, a in enumerate(args) if i not in fixed]
+
+
+def _with_constants(module: torch.fx.GraphModule, fixed: dict[int, int], constants: tuple[torch.Tensor, ...]):
+    """The stage as a function of its other arguments, making the task's constants it takes itself from literals
+    (as the function did), so that its capture lifts them as constants: verification keeps their values (a quantile
+    of 0.99 drawn as a random value would index out of range)."""
+    if not fixed:
+        return module
+
+    def stage(*args: torch.Tensor) -> Any:
+        given = iter(args)
+        full = [_literal(constants[fixed[i]], args) if i in fixed else next(given)
+                for i in range(len(args) + len(fixed))]
+        return module(*full)
+    return stage
+
+
+def _literal(constant: torch.Tensor, args: tuple) -> torch.Tensor:
+    device = args[0].device if args else constant.device
+    return torch.tensor(constant.tolist(), dtype=constant.dtype, device=device)
+
+
+class _Reprepared:
+    """A stage's kernel op, prepared again for argument shapes its kernels decline: a stage after a data-dependent
+    op gets other sizes at every call (a size of 1 traced as such, a guard that fails), which a kernel prepared for
+    the first call's shapes may not take. ``last`` holds the results of the run that prepared it."""
+
+    def __init__(self, kernels: Kernels, function: Callable, target: Target, family: Hashable,
+                 tensors: list[torch.Tensor]):
+        self.kernels, self.function, self.target, self.family = kernels, function, target, family
+        self.prepared: list[Kernel] = []
+        self.last = self._prepare([t.contiguous() for t in tensors])  # an earlier stage may give views
+        self.compiled = self.prepared[0].compiled
+        self.tree = self.prepared[0].output_tree
+
+    def _prepare(self, tensors: list[torch.Tensor]) -> list[torch.Tensor]:
+        kernel = self.kernels.prepare(self.function, tensors, self.target, self.family)
+        self.prepared.append(kernel)
+        return kernel.op(tensors)
+
+    def __call__(self, args) -> list[torch.Tensor]:
+        tensors = [t.contiguous() for t in args]
+        for kernel in self.prepared:
+            try:
+                return kernel.op(tensors)
+            except ValueError:  # declined (ShapeDeclined) or not made for these shapes
+                continue
+        return self._prepare(tensors)
+
+
+class _Substituted(torch.fx.Interpreter):
+    """A stage module run with its data-dependent op's value computed by ``compute`` (its tensor arguments in)."""
+
+    def __init__(self, module: torch.fx.GraphModule, node: torch.fx.Node, compute: Callable):
+        super().__init__(module)
+        self.node, self.compute = node, compute
+
+    def run_node(self, n: torch.fx.Node) -> Any:
+        if n is not self.node:
+            return super().run_node(n)
+        return self.compute(*self.fetch_args_kwargs_from_env(n))
 
 
 class _StageRunner:
