@@ -115,3 +115,38 @@ def test_divisors_the_call_held_without_zeros_are_drawn_without_zeros_both_ends_
     assert {-9, 9} <= drawn and drawn & {-1, 1}
     with_zero = capture(lambda a, b: a * b, [a, torch.tensor([-3, 0, 3, 1] * 16, dtype=torch.int32)])
     assert any(bool((s.tensors[1] == 0).any()) for s in _every_set(with_zero))  # zeros where the call had them
+
+
+def test_index_tensors_distinct_together_are_drawn_distinct_together():
+    def write(cache, block, offset, rows):  # a paged cache write: (block, offset) pairs are distinct slots
+        return torch.index_put(cache, (block, offset), rows)
+
+    slots = torch.randperm(8 * 4)[:20]
+    block, offset = slots // 4, slots % 4
+    task = capture(write, [torch.randn(8, 4, 3), block, offset, torch.randn(20, 3)])
+    assert task.domains[1].distinct_with == (2,) and task.domains[2].distinct_with == (1,)
+    assert not task.domains[1].distinct and not task.domains[2].distinct  # neither alone
+    for input_set in _every_set(task):
+        cache, b, o, _ = input_set.tensors
+        if b.shape != o.shape:
+            continue  # sizes the trace left apart (the original refuses such a set)
+        pairs = torch.stack([b, o], 1)
+        assert torch.unique(pairs, dim=0).shape[0] == pairs.shape[0], input_set.name
+        assert 0 <= int(b.min()) and int(b.max()) < cache.shape[0] and int(o.max()) < cache.shape[1]
+    repeated = capture(write, [torch.randn(8, 4, 3), torch.tensor([1, 1, 2]), torch.tensor([0, 0, 3]),
+                               torch.randn(3, 3)])
+    assert repeated.domains[1].distinct_with == ()  # the call's own pairs repeat: nothing to keep
+
+
+def test_rows_that_are_permutations_are_drawn_as_permutations():
+    def restore(x, order):  # scatter back through an argsort's order (top-p filtering, MAE's ids_restore)
+        return x.scatter(-1, order, x)
+
+    x = torch.randn(3, 12)
+    task = capture(restore, [x, torch.argsort(x, dim=-1)])
+    assert task.domains[1].permutations
+    for input_set in _every_set(task):
+        _, order = input_set.tensors
+        positions = torch.arange(order.shape[-1]).expand_as(order)
+        assert torch.equal(order.sort(dim=-1).values, positions), input_set.name
+    assert not capture(restore, [x, torch.randint(0, 12, (3, 12))]).domains[1].permutations

@@ -142,6 +142,7 @@ def make_input_sets(
                         _domain(domains, i), binding, strict=index > 0).to(device)
                 for i, (spec, shape) in enumerate(zip(inputs, plan.shapes))
             )
+            tensors = _jointly_distinct(tensors, domains, binding, generator, strict=index > 0)
         except _NoRoom:
             continue  # the domain of an integer input does not fit this set's shapes
         # optional: skipped where the original itself refuses it (wide values; other shapes, e.g. a clamp to
@@ -412,6 +413,10 @@ def _domain_values(domain: ValueDomain, dtype: torch.dtype, shape: tuple[int, ..
     shapes where a size the values index into is smaller than the call's, the domain is cut to it (negative values
     to its negative, where they count from the end). _NoRoom when that leaves no value (or, ``distinct``, too
     few); not ``strict`` (the call's own shapes): the domain as recorded, without distinctness if need be."""
+    if domain.permutations and shape and shape[-1] > 0:  # each row an order of its positions, as the call's were
+        rows = math.prod(shape[:-1])
+        orders = torch.argsort(torch.rand(rows, shape[-1], generator=generator), dim=-1)
+        return orders.reshape(shape).to(dtype)
     low, high = _cut(domain, binding)
     skip_zero = domain.nonzero and low < 0 < high  # drawn in [low, high - 1], then 0 and above moved up by one
     high -= skip_zero
@@ -435,6 +440,31 @@ def _domain_values(domain: ValueDomain, dtype: torch.dtype, shape: tuple[int, ..
     if domain.ordered:
         values = values.sort().values
     return values.reshape(shape).to(dtype)
+
+
+def _jointly_distinct(tensors: tuple, domains: Sequence[ValueDomain | None], binding: Mapping[str, int],
+                      generator: torch.Generator, strict: bool) -> tuple:
+    """The inputs that are distinct together (ValueDomain.distinct_with) drawn again so that their values, taken
+    position by position, never repeat: distinct points of the product of their domains. _NoRoom (``strict``) when
+    the product has too few."""
+    tensors, done = list(tensors), set()
+    for i, domain in enumerate(domains):
+        members = [i, *domain.distinct_with] if domain is not None and i not in done else []
+        if len(members) < 2 or any(m >= len(tensors) or tensors[m].shape != tensors[i].shape for m in members):
+            continue
+        done.update(members)
+        ranges = [_cut(domains[m], binding) for m in members]
+        room, count = math.prod(max(high - low + 1, 0) for low, high in ranges), tensors[i].numel()
+        if room < count:
+            if strict:
+                raise _NoRoom(f"{count} distinct positions in a product of {room}")
+            continue
+        flat = _distinct(room, count, generator)
+        for m, (low, high) in reversed(list(zip(members, ranges))):
+            tensors[m] = (low + flat % (high - low + 1)).reshape(tensors[m].shape).to(tensors[m].dtype).to(
+                tensors[m].device)
+            flat = flat // (high - low + 1)
+    return tuple(tensors)
 
 
 def _with_sentinel(values: torch.Tensor, sentinel: int, distinct: bool, generator: torch.Generator) -> None:
