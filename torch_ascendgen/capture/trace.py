@@ -33,7 +33,9 @@ from torch.fx.experimental.proxy_tensor import make_fx
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from torch_ascendgen.capture import collapse, domains, sizes
+from torch_ascendgen.capture.bags import bag_decompositions
 from torch_ascendgen.capture.fake_quant import fake_quant_decompositions
+from torch_ascendgen.capture.selection import selection_decompositions
 from torch_ascendgen.capture.sized import SIZED_OPS, sized_decompositions
 from torch_ascendgen.capture.task import (
     CallPattern,
@@ -113,6 +115,8 @@ def _decompositions() -> dict:
     with them, and gather wants int64), and fake quantization's (fake_quant.py)."""
     table = dict(core_aten_decompositions())
     table.update(fake_quant_decompositions())
+    table.update(selection_decompositions())
+    table.update(bag_decompositions())
     table.update(sized_decompositions(table))
     for op in (torch.ops.aten.nll_loss_forward.default, torch.ops.aten.nll_loss2d_forward.default):
         if op in table:
