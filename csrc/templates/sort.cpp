@@ -1506,20 +1506,7 @@ private:
             nanTotal += nans;
             PipeBarrier<PIPE_ALL>();
         }
-        uint32_t runs = chunks_;
-        uint32_t src = 0;
-        while (runs > 1) {
-            uint32_t dst = src == 1 ? 2 : 1;
-            uint32_t at = 0;
-            for (uint32_t i = 0; i < runs; i += 4) {
-                uint32_t merged = MergeRuns(Area(src), i, runs - i < 4 ? runs - i : 4, Area(dst), at);
-                tableGm_.SetValue(4 * (i / 4), at);
-                tableGm_.SetValue(4 * (i / 4) + 1, merged);
-                at += merged;
-            }
-            runs = (runs + 3) / 4;
-            src = dst;
-        }
+        uint32_t src = MergeAll();
         uint32_t finalStart = tableGm_.GetValue(0), finalLen = tableGm_.GetValue(1);
         uint32_t at = DESCENDING ? nanTotal : 0;
         bool tie = nanTotal > 1;  // NaN equals NaN in torch's comparator
