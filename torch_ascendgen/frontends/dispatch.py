@@ -337,7 +337,12 @@ class _Reprepared:
         self.tree = self.prepared[0].output_tree
 
     def _prepare(self, tensors: list[torch.Tensor]) -> list[torch.Tensor]:
-        kernel = self.kernels.prepare(self.function, tensors, self.target, self.family)
+        try:
+            kernel = self.kernels.prepare(self.function, tensors, self.target, self.family)
+        except NothingToCompute:
+            if not self.prepared:
+                raise
+            return list(torch.utils._pytree.tree_leaves(self.function(*tensors)))  # empty results at these shapes
         self.prepared.append(kernel)
         return kernel.op(tensors)
 
