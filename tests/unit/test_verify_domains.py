@@ -150,3 +150,13 @@ def test_rows_that_are_permutations_are_drawn_as_permutations():
         positions = torch.arange(order.shape[-1]).expand_as(order)
         assert torch.equal(order.sort(dim=-1).values, positions), input_set.name
     assert not capture(restore, [x, torch.randint(0, 12, (3, 12))]).domains[1].permutations
+
+
+def test_a_divisor_drawn_with_a_dividend_keeps_its_rule_against_zero():
+    generator = torch.Generator().manual_seed(5)
+    a = torch.randint(-1000, 1000, (256,), generator=generator)
+    b = torch.randint(1, 50, (256,), generator=generator) * (torch.randint(0, 2, (256,), generator=generator) * 2 - 1)
+    task = capture(lambda x, y: torch.div(x, y, rounding_mode="floor"), [a, b])
+    assert task.domains[1].nonzero and task.domains[1].distinct_with == ()  # never drawn jointly with the dividend
+    for input_set in _every_set(task):
+        assert not bool((input_set.tensors[1] == 0).any()), input_set.name

@@ -85,7 +85,9 @@ def value_domains(tensors: Sequence[torch.Tensor], bounds: Sequence[tuple] = ())
     domains = [value_domain(t, bounds[i] if i < len(bounds) else ()) for i, t in enumerate(tensors)]
     groups: dict[tuple, list[int]] = {}
     for i, (tensor, domain) in enumerate(zip(tensors, domains)):
-        if domain is not None and not domain.distinct and domain.sentinel is None and tensor.numel() > 1:
+        plain = domain is not None and not (domain.distinct or domain.ordered or domain.nonzero or domain.permutations
+                                            or domain.sentinel is not None)
+        if plain and tensor.numel() > 1:  # drawn jointly, a domain's other rules would be lost
             groups.setdefault(tuple(tensor.shape), []).append(i)
     for members in groups.values():
         if len(members) < 2:
