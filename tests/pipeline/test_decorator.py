@@ -221,44 +221,44 @@ def test_modules_run_with_their_parameters_as_inputs(tmp_path):
         torch.testing.assert_close(result, type(norm).forward.__wrapped__(norm, x))
 
 
-def kth_smallest(x):
-    """A function the built-in generator has no kernel for."""
-    return torch.kthvalue(x, 2, -1).values
+def inverse_rows(x):
+    """A function the built-in generator has no kernel for (a matrix inverse: a library call)."""
+    return torch.linalg.inv(x).sum(-1)
 
 
 def test_unsupported_functions_fall_back_with_one_warning_and_equal_results(tmp_path):
-    fast = ascend_kernel(kth_smallest, variants=1, cache_dir=tmp_path, progress=False)
-    x = torch.randn(4, 32)
+    fast = ascend_kernel(inverse_rows, variants=1, cache_dir=tmp_path, progress=False)
+    x = torch.randn(4, 3, 3)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         first, second = fast(x), fast(x)
-    assert torch.equal(first, kth_smallest(x)) and torch.equal(second, first)
+    assert torch.equal(first, inverse_rows(x)) and torch.equal(second, first)
     messages = [str(w.message) for w in caught if issubclass(w.category, AscendGenWarning)]
-    assert len(messages) == 1 and "aten.kthvalue" in messages[0]
+    assert len(messages) == 1 and "aten.linalg_inv" in messages[0]
     assert caught[0].filename == __file__  # the warning points at the caller
 
 
 def test_route_says_what_each_signature_runs_and_why(tmp_path):
-    fast = ascend_kernel(kth_smallest, variants=1, cache_dir=tmp_path, progress=False)
-    x = torch.randn(4, 32)
+    fast = ascend_kernel(inverse_rows, variants=1, cache_dir=tmp_path, progress=False)
+    x = torch.randn(4, 3, 3)
     assert fast.route(x) == ("unseen", "")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         fast(x)
-        fast(torch.randn(8, 32))  # the same reason again: the warning is not repeated, the route still says it
-    kind, reason = fast.route(torch.randn(8, 32))
-    assert kind == "original" and "aten.kthvalue" in reason
+        fast(torch.randn(8, 3, 3))  # the same reason again: the warning is not repeated, the route still says it
+    kind, reason = fast.route(torch.randn(8, 3, 3))
+    assert kind == "original" and "aten.linalg_inv" in reason
     doubled = ascend_kernel(lambda t: t * 2 + 1, variants=1, cache_dir=tmp_path, progress=False)
     doubled(x)
     assert doubled.route(x) == ("kernel", "")
 
 
 def test_strict_mode_raises_with_the_reason(tmp_path):
-    fast = ascend_kernel(kth_smallest, strict=True, cache_dir=tmp_path, progress=False)
-    with pytest.raises(UnsupportedFunction, match="does not know aten.kthvalue"):
-        fast(torch.randn(4, 32))
+    fast = ascend_kernel(inverse_rows, strict=True, cache_dir=tmp_path, progress=False)
+    with pytest.raises(UnsupportedFunction, match="does not know aten.linalg_inv"):
+        fast(torch.randn(4, 3, 3))
     with pytest.raises(UnsupportedFunction):  # every time: a refusal is not remembered as a fallback
-        fast(torch.randn(4, 32))
+        fast(torch.randn(4, 3, 3))
 
 
 def test_grad_and_mutation_run_as_the_original(tmp_path):

@@ -62,6 +62,9 @@ def generate_builtin(task: KernelTask, variants: int) -> list[Candidate]:
     (sort.py), else the templates' when they take it, else the general lowering's (loops/). Raises
     UnsupportedFunction with the reasons. A task traced with an empty input goes to the general lowering alone: only
     its tiling is written for empty tensors."""
+    if task.data_dependent:
+        raise UnsupportedFunction("one of its sizes depends on the values of its inputs (nonzero, bincount, boolean-"
+                                  "mask indexing): no one kernel has it; @ascend_kernel runs such functions as stages")
     if task.empty_inputs:
         return generate_loops(task, variants, UB_BUDGET)
     sorting = sort_candidates(task, variants)  # None: the graph is none of those
