@@ -1258,13 +1258,7 @@ private:
             PipeBarrier<PIPE_V>();
             ShiftRight(pays, pays, uint32_t(2), padded);
             PipeBarrier<PIPE_V>();
-            LocalTensor<int64_t> idx = idxQ_.AllocTensor<int64_t>();
-            Cast(idx, pays.ReinterpretCast<int32_t>(), RoundMode::CAST_NONE, padded);
-            idxQ_.EnQue(idx);
-            LocalTensor<int64_t> out = idxQ_.DeQue<int64_t>();
-            DataCopyExtParams params{1, static_cast<uint32_t>(count * sizeof(int64_t)), 0, 0, 0};
-            DataCopyPad(idxGm_[uint64_t(row) * k_ + at], out, params);
-            idxQ_.FreeTensor(out);
+            StoreIndices(pays, padded, count, row, at);
         }
         PipeBarrier<PIPE_ALL>();
     }
@@ -1742,15 +1736,22 @@ private:
             valQ_.FreeTensor(out);
         }
         if constexpr (INDICES_OUT) {
-            LocalTensor<int64_t> idx = idxQ_.AllocTensor<int64_t>();
-            Cast(idx, pays.ReinterpretCast<int32_t>(), RoundMode::CAST_NONE, padded);
-            idxQ_.EnQue(idx);
-            LocalTensor<int64_t> out = idxQ_.DeQue<int64_t>();
-            DataCopyExtParams params{1, static_cast<uint32_t>(count * sizeof(int64_t)), 0, 0, 0};
-            DataCopyPad(idxGm_[uint64_t(row) * k_ + at], out, params);
-            idxQ_.FreeTensor(out);
+            StoreIndices(pays, padded, count, row, at);
         }
         PipeBarrier<PIPE_ALL>();
+    }
+
+    // The int32 indices in pays as int64, copied out to the row's results from position at.
+    __aicore__ inline void StoreIndices(const LocalTensor<uint32_t>& pays, uint32_t padded, uint32_t count,
+                                        uint32_t row, uint32_t at)
+    {
+        LocalTensor<int64_t> idx = idxQ_.AllocTensor<int64_t>();
+        Cast(idx, pays.ReinterpretCast<int32_t>(), RoundMode::CAST_NONE, padded);
+        idxQ_.EnQue(idx);
+        LocalTensor<int64_t> out = idxQ_.DeQue<int64_t>();
+        DataCopyExtParams params{1, static_cast<uint32_t>(count * sizeof(int64_t)), 0, 0, 0};
+        DataCopyPad(idxGm_[uint64_t(row) * k_ + at], out, params);
+        idxQ_.FreeTensor(out);
     }
 
     __aicore__ inline void LoadPairs(const LocalTensor<float>& dst, uint64_t from, uint32_t count)

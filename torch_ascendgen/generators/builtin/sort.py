@@ -22,7 +22,7 @@ from torch_ascendgen.errors import UnsupportedFunction
 from torch_ascendgen.generators.builtin.templates import fill_template
 from torch_ascendgen.records import Candidate
 
-VERSION = "builtin-sort-5"
+VERSION = "builtin-sort-6"
 SORT_OPS = frozenset({"aten.sort.default", "aten.sort.stable", "aten.topk.default"})
 HISTC_OP = "aten.histc.default"
 OPS = SORT_OPS | {HISTC_OP}
