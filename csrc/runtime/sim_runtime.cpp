@@ -289,6 +289,13 @@ SimSocProfile soc_from_dict(const py::dict& soc) {
     profile.clock_ghz = soc["clock_ghz"].cast<double>();
     profile.hbm_bytes_per_ns = soc["hbm_bytes_per_ns"].cast<double>();
     profile.core_gm_bytes_per_ns = soc["core_gm_bytes_per_ns"].cast<double>();
+    profile.cube_cores = soc["cube_cores"].cast<uint32_t>();
+    profile.l1_bytes = soc["l1_bytes"].cast<uint32_t>();
+    profile.l0a_bytes = soc["l0a_bytes"].cast<uint32_t>();
+    profile.l0b_bytes = soc["l0b_bytes"].cast<uint32_t>();
+    profile.l0c_bytes = soc["l0c_bytes"].cast<uint32_t>();
+    profile.bt_bytes = soc["bt_bytes"].cast<uint32_t>();
+    profile.fb_bytes = soc["fb_bytes"].cast<uint32_t>();
     return profile;
 }
 
@@ -462,7 +469,7 @@ private:
         out["est_launch_ns"] = result.est_launch_ns;
         out["est_hbm_ns"] = result.est_hbm_ns;
         py::list per_core;
-        static const char* const pipes[ASCENDC_SIM_PIPES] = {"MTE2", "V", "MTE3", "S"};
+        static const char* const pipes[ASCENDC_SIM_PIPES] = {"MTE2", "V", "MTE3", "S", "MTE1", "M", "FIX"};
         for (const SimCoreReport& c : cores) {
             if (!counters) break;
             py::dict d;

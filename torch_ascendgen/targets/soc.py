@@ -18,6 +18,11 @@ matter mostly relative to each other. Where each number comes from:
 - core_bytes_per_cycle: what one core's MTE moves a cycle, ``[AICoreMemoryRates] ddr_rate=32``
   in the Ascend910B1 and Ascend910B4 platform configs (as quoted publicly); assumed the same for the
   other parts, 310P included.
+- cube buffers (l1/l0a/l0b/l0c/bt/fb bytes): ``[AICoreSpec]`` of Ascend910B2.ini as quoted publicly
+  (l1_size=524288, l0_a_size=65536, l0_b_size=65536, l0_c_size=131072, bt_size=1024, fb0_size=2048),
+  assumed the same for every Atlas A2/A3 part. Ascend310P3: l1_size=1048576 and L0A/L0B of 64 KiB as
+  quoted publicly; its L0C of 256 KiB is an assumption (no public quote found); it has no BT or
+  Fixpipe buffer (its Mmad results leave L0C through CO2 in UB).
 """
 
 from __future__ import annotations
@@ -47,6 +52,12 @@ class SocProfile:
     clock_ghz: float
     hbm_gb_per_s: float  # the chip's aggregate GM bandwidth
     core_bytes_per_cycle: float  # what one core's MTE2/MTE3 moves per cycle (platform config ddr_rate)
+    l1_bytes: int = 524288
+    l0a_bytes: int = 65536
+    l0b_bytes: int = 65536
+    l0c_bytes: int = 131072
+    bt_bytes: int = 1024
+    fb_bytes: int = 2048
 
     def as_sim_dict(self) -> dict:
         """The fields the simulator's launch ABI takes (``SimSocProfile`` in launch_abi.h)."""
@@ -59,6 +70,13 @@ class SocProfile:
             "clock_ghz": self.clock_ghz,
             "hbm_bytes_per_ns": self.hbm_gb_per_s,  # GB/s == bytes/ns
             "core_gm_bytes_per_ns": self.core_bytes_per_cycle * self.clock_ghz,
+            "cube_cores": self.cube_cores,
+            "l1_bytes": self.l1_bytes,
+            "l0a_bytes": self.l0a_bytes,
+            "l0b_bytes": self.l0b_bytes,
+            "l0c_bytes": self.l0c_bytes,
+            "bt_bytes": self.bt_bytes,
+            "fb_bytes": self.fb_bytes,
         }
 
 
@@ -76,7 +94,8 @@ SOCS: dict[str, SocProfile] = {
         _a2("Ascend910_9391", 48, 1600.0, 1.85),
         _a2("Ascend910_9362", 40, 1600.0, 1.85),
         # 310P: vector code runs on the 8 AI cores (coupled architecture).
-        SocProfile("Ascend310P3", ARCH_310P, 8, 8, 262144, False, False, 1.07, 204.8, 32.0),
+        SocProfile("Ascend310P3", ARCH_310P, 8, 8, 262144, False, False, 1.07, 204.8, 32.0,
+                   l1_bytes=1048576, l0c_bytes=262144, bt_bytes=0, fb_bytes=0),
     )
 }
 

@@ -89,6 +89,7 @@ struct CoreState {
     SimCoreReport* report = nullptr;
     uint32_t block_idx = 0;
     uint32_t sub_block = 0;  // the vector core's index in its block (mixed launches, kernel_type.h)
+    bool cube = false;  // a cube (AIC) core: ASCEND_IS_AIC, the L1/L0 buffers, no UB
     uint16_t cross_waits[2][16] = {};  // CrossCoreWaitFlag calls so far per mode (0, 1) and flag id
     uint8_t* ub = nullptr;
     uint8_t* ub_shadow = nullptr;  // checked launches: where the kernel sees this UB (LocalTensor::GetPhyAddr)
@@ -129,6 +130,9 @@ struct CoreState {
 };
 
 inline thread_local CoreState* t_core = nullptr;
+
+// Whether the running core is a cube (AIC) core; false outside a launch.
+inline bool on_cube_core() { return t_core != nullptr && t_core->cube; }
 
 inline CoreState& core(Loc loc = Loc::here()) {
     if (t_core == nullptr)
@@ -318,7 +322,7 @@ inline double ready_time(std::initializer_list<const BufferTiming*> sources) {
 // ---- cross-pipe synchronisation ---------------------------------------------------------------------
 
 inline const char* pipe_name(int pipe) {
-    static const char* const names[ASCENDC_SIM_PIPES] = {"MTE2", "V", "MTE3", "S"};
+    static const char* const names[ASCENDC_SIM_PIPES] = {"MTE2", "V", "MTE3", "S", "MTE1", "M", "FIX"};
     return names[pipe];
 }
 

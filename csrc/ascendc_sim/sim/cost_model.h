@@ -61,7 +61,7 @@
 
 namespace ascendc_sim {
 
-enum PipeIndex { kPipeMte2 = 0, kPipeV = 1, kPipeMte3 = 2, kPipeS = 3 };
+enum PipeIndex { kPipeMte2 = 0, kPipeV = 1, kPipeMte3 = 2, kPipeS = 3, kPipeMte1 = 4, kPipeM = 5, kPipeFix = 6 };
 
 struct CostModel {
     static constexpr double kVectorIssueCycles = 10.0;

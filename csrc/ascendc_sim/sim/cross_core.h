@@ -27,6 +27,9 @@ inline int sim_pipe_of(pipe_t pipe) {
            : pipe == PIPE_V  ? ascendc_sim::kPipeV
            : pipe == PIPE_MTE3 ? ascendc_sim::kPipeMte3
            : pipe == PIPE_S  ? ascendc_sim::kPipeS
+           : pipe == PIPE_MTE1 ? ascendc_sim::kPipeMte1
+           : pipe == PIPE_M  ? ascendc_sim::kPipeM
+           : pipe == PIPE_FIX ? ascendc_sim::kPipeFix
                              : -1;  // PIPE_ALL and the pipes the simulator does not model: all of them
 }
 

@@ -3,9 +3,11 @@
 #pragma once
 #include <stdint.h>
 
-#define ASCENDC_SIM_ABI_VERSION 4
+#define ASCENDC_SIM_ABI_VERSION 5
 #define ASCENDC_SIM_MAX_OPS 256  // room for the documented vector API (issue 14)
-#define ASCENDC_SIM_PIPES 4  // MTE2 (GM->UB), V (vector), MTE3 (UB->GM), S (scalar)
+// MTE2 (GM->UB/L1), V (vector), MTE3 (UB->GM), S (scalar); the cube core's MTE1 (L1->L0A/L0B), M (Mmad) and FIX
+// (Fixpipe, L0C->GM)
+#define ASCENDC_SIM_PIPES 7
 
 enum SimArgKind { SIM_ARG_POINTER = 0, SIM_ARG_INT = 1, SIM_ARG_UINT = 2, SIM_ARG_FLOAT = 3, SIM_ARG_STRUCT = 4 };
 
@@ -37,6 +39,15 @@ struct SimSocProfile {
     double clock_ghz;
     double hbm_bytes_per_ns;  // aggregate GM bandwidth of the chip
     double core_gm_bytes_per_ns;  // what one core's MTE2/MTE3 can move
+    // The cube (AIC) side: cores and the bytes of its buffers (L1: A1/B1/C1, L0A: A2, L0B: B2, L0C: CO1, BT: C2,
+    // FB: C2PIPE2GM).
+    uint32_t cube_cores;
+    uint32_t l1_bytes;
+    uint32_t l0a_bytes;
+    uint32_t l0b_bytes;
+    uint32_t l0c_bytes;
+    uint32_t bt_bytes;
+    uint32_t fb_bytes;
 };
 
 struct SimLaunchRequest {

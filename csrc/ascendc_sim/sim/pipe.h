@@ -39,6 +39,28 @@ inline EventPipes event_pipes(HardEvent event) {
         case HardEvent::MTE2_S: return {kPipeMte2, kPipeS};
         case HardEvent::S_MTE3: return {kPipeS, kPipeMte3};
         case HardEvent::MTE3_S: return {kPipeMte3, kPipeS};
+        case HardEvent::MTE2_MTE1: return {kPipeMte2, kPipeMte1};
+        case HardEvent::MTE1_MTE2: return {kPipeMte1, kPipeMte2};
+        case HardEvent::MTE1_M: return {kPipeMte1, kPipeM};
+        case HardEvent::M_MTE1: return {kPipeM, kPipeMte1};
+        case HardEvent::MTE2_M: return {kPipeMte2, kPipeM};
+        case HardEvent::M_MTE2: return {kPipeM, kPipeMte2};
+        case HardEvent::M_FIX: return {kPipeM, kPipeFix};
+        case HardEvent::FIX_M: return {kPipeFix, kPipeM};
+        case HardEvent::MTE2_FIX: return {kPipeMte2, kPipeFix};
+        case HardEvent::FIX_MTE2: return {kPipeFix, kPipeMte2};
+        case HardEvent::MTE1_FIX: return {kPipeMte1, kPipeFix};
+        case HardEvent::FIX_MTE1: return {kPipeFix, kPipeMte1};
+        case HardEvent::FIX_FIX: return {kPipeFix, kPipeFix};
+        case HardEvent::FIX_S: return {kPipeFix, kPipeS};
+        case HardEvent::M_S: return {kPipeM, kPipeS};
+        case HardEvent::FIX_MTE3: return {kPipeFix, kPipeMte3};
+        case HardEvent::MTE3_MTE1: return {kPipeMte3, kPipeMte1};
+        case HardEvent::MTE1_MTE3: return {kPipeMte1, kPipeMte3};
+        case HardEvent::MTE1_V: return {kPipeMte1, kPipeV};
+        case HardEvent::V_MTE1: return {kPipeV, kPipeMte1};
+        case HardEvent::M_V: return {kPipeM, kPipeV};
+        case HardEvent::V_M: return {kPipeV, kPipeM};
         default: return {kPipeS, kPipeS};
     }
 }

@@ -257,7 +257,9 @@ class _SocProfile(ctypes.Structure):
     _fields_ = [("name", ctypes.c_char * 32), ("arch", ctypes.c_int32), ("ub_bytes", ctypes.c_uint32),
                 ("vector_cores", ctypes.c_uint32), ("has_datacopy_pad", ctypes.c_uint32),
                 ("clock_ghz", ctypes.c_double), ("hbm_bytes_per_ns", ctypes.c_double),
-                ("core_gm_bytes_per_ns", ctypes.c_double)]
+                ("core_gm_bytes_per_ns", ctypes.c_double), ("cube_cores", ctypes.c_uint32),
+                ("l1_bytes", ctypes.c_uint32), ("l0a_bytes", ctypes.c_uint32), ("l0b_bytes", ctypes.c_uint32),
+                ("l0c_bytes", ctypes.c_uint32), ("bt_bytes", ctypes.c_uint32), ("fb_bytes", ctypes.c_uint32)]
 
 
 def run_sample(build: SampleBuild, inputs: Mapping[str, bytes] | None = None, *, args: Sequence[str] = (),
@@ -314,9 +316,7 @@ def _run_in_child(library: str, root: str, args: list[str], profile: dict) -> in
         run.restype = ctypes.c_int
         argv = [b"./ascendc_kernels_bbit", *(a.encode() for a in args)]
         array = (ctypes.c_char_p * (len(argv) + 1))(*argv, None)
-        soc = _SocProfile(profile["name"].encode(), profile["arch"], profile["ub_bytes"], profile["vector_cores"],
-                          profile["has_datacopy_pad"], profile["clock_ghz"], profile["hbm_bytes_per_ns"],
-                          profile["core_gm_bytes_per_ns"])
+        soc = _SocProfile(**{**profile, "name": profile["name"].encode()})
         return int(run(len(argv), array, ctypes.byref(soc), str(folder / "report.tsv").encode()))
     finally:
         os.dup2(saved[0], 1)
