@@ -1,7 +1,7 @@
 """Mixed (AIC + AIV) launches: the kernel type a kernel declares (KERNEL_TASK_TYPE_DEFAULT, KERNEL_TASK_TYPE) decides
 how many vector cores each block runs and what GetBlockIdx, GetBlockNum, GetSubBlockIdx, GetSubBlockNum and
-GetTaskRatio tell them (csrc/ascendc_sim/sim/kernel_type.h cites the pages); the cube side is not simulated and
-says so."""
+GetTaskRatio tell them (csrc/ascendc_sim/sim/kernel_type.h cites the pages). The cube side runs too: a block's AIC
+runs the kernel with ASCEND_IS_AIC true (tests/sim/test_cube_cores.py), so mixed kernels guard their vector code."""
 
 from __future__ import annotations
 
@@ -148,27 +148,13 @@ extern "C" __global__ __aicore__ void after_cube(GM_ADDR y)
 }
 """
 
-CUBE_ONLY = r"""
-#include "kernel_operator.h"
-using namespace AscendC;
 
-extern "C" __global__ __aicore__ void cube_only(GM_ADDR y)
-{
-    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIC_ONLY);  // @type
-}
-"""
-
-
-def test_waiting_for_the_cube_side_is_unsupported():
+def test_sync_all_false_waits_for_the_cube_cores_too():
+    """SyncAll<false> synchronises the AIC and AIV cores (SyncAll.md): called on the AIVs only, it waits for the AICs,
+    which end without calling it."""
     kernel = compile_kernel(CUBE_WAIT, "after_cube")
-    error = expect_error("unsupported_api", kernel.launch, 2, torch.zeros(8), soc=A2)
-    assert error.line == marked_line(CUBE_WAIT, "// @cube") and "not simulated" in error.message
-
-
-def test_a_cube_only_kernel_is_unsupported_at_its_declaration():
-    kernel = compile_kernel(CUBE_ONLY, "cube_only")
-    error = expect_error("unsupported_api", kernel.launch, 2, torch.zeros(8), soc=A2)
-    assert error.line == marked_line(CUBE_ONLY, "// @type") and "not simulated" in error.message
+    error = expect_error("sync_all_deadlock", kernel.launch, 2, torch.zeros(8), soc=A2)
+    assert error.line == marked_line(CUBE_WAIT, "// @cube") and "finished without calling it" in error.message
 
 
 def test_mixed_types_are_refused_on_310p(mix_kernel):
@@ -185,6 +171,9 @@ using namespace AscendC;
 extern "C" __global__ __aicore__ void share(GM_ADDR x, GM_ADDR work, GM_ADDR y, uint32_t mode)
 {
     KERNEL_TASK_TYPE_DEFAULT(TYPE);
+    if ASCEND_IS_AIC {
+        return;
+    }
     TPipe pipe;
     TQue<QuePosition::VECIN, 1> inQ;
     TQue<QuePosition::VECOUT, 1> outQ;
@@ -269,8 +258,8 @@ def test_sync_all_in_a_mixed_launch_waits_for_both_vector_cores_of_every_block(s
 
 
 def test_cross_core_flag_misuse_is_reported_not_hung(share_kernels):
-    error = expect_error("unsupported_api", _share, share_kernels["MIX_AIC_1_2"], 2, 4, 2)
-    assert error.line == marked_line(SHARE, "// @cube") and "not simulated" in error.message
+    error = expect_error("unpaired_flag", _share, share_kernels["MIX_AIC_1_2"], 2, 4, 2)  # the AICs return at once
+    assert error.line == marked_line(SHARE, "// @cube") and "the cube core of block" in error.message
     error = expect_error("unpaired_flag", _share, share_kernels["MIX_AIV_1_0"], 4, 4, 3)
     assert error.line == marked_line(SHARE, "// @never") and "waits forever" in error.message
     error = expect_error("bad_argument", _share, share_kernels["AIV_ONLY"], 2, 2, 0)
@@ -288,10 +277,12 @@ def _add_project(guard_sub_block: bool) -> OpProject:
     kernel = (root / "op_kernel/add_custom.cpp").read_text()
     kernel = kernel.replace("uint32_t blockIdx = GetBlockIdx();", "uint32_t blockIdx = GetBlockIdx() / GetTaskRatio();")
     body = "if (GetSubBlockIdx() == 0) op.Process<false>();" if guard_sub_block else "op.Process<false>();"
+    kernel = kernel.replace("GET_TILING_DATA(tiling_data, tiling);",
+                            "GET_TILING_DATA(tiling_data, tiling);\n    if ASCEND_IS_AIC {\n        return;\n    }")
     declared = "KERNEL_TASK_TYPE(1, KERNEL_TYPE_MIX_AIC_1_2);"
     kernel = kernel.replace("if (TILING_KEY_IS(1)) {\n        op.Process<false>();",
                             f"if (TILING_KEY_IS(1)) {{\n        {declared}\n        {body}")
-    assert "KERNEL_TASK_TYPE(1," in kernel and "GetTaskRatio()" in kernel
+    assert "KERNEL_TASK_TYPE(1," in kernel and "GetTaskRatio()" in kernel and "ASCEND_IS_AIC" in kernel
     return OpProject.from_sources((root / "op_host/add_custom_tiling.h").read_text(),
                                   (root / "op_host/add_custom.cpp").read_text(), kernel, name="add_custom")
 
@@ -321,7 +312,8 @@ def test_a_kernel_launch_sample_runs_its_mixed_kernel_on_two_vector_cores_per_bl
     entry = "void add_custom(GM_ADDR x, GM_ADDR y, GM_ADDR z)\n{\n"
     assert entry in sources["add_custom.cpp"] and "uint32_t blockDim = 8;" in sources["main.cpp"]
     sources = {**sources, "add_custom.cpp": sources["add_custom.cpp"].replace(
-        entry, entry + "    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2);\n"),
+        entry, entry + "    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2);\n"
+                       "    if ASCEND_IS_AIC {\n        return;\n    }\n"),
         "main.cpp": sources["main.cpp"].replace("uint32_t blockDim = 8;", "uint32_t blockDim = 4;")}
     generator = torch.Generator().manual_seed(5)
     x, y = (torch.randn(8 * 2048, generator=generator).half() for _ in range(2))

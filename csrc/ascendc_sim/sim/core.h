@@ -37,6 +37,18 @@ struct GmWrite {
     uint32_t epoch;
     Loc loc;
     bool scalar = false;  // GlobalTensor::SetValue: the whole 64-byte cache lines it dirties
+    uint32_t phase = 0;   // the core's GM phase (launches with cube cores: GmClock)
+};
+
+// The order of GM accesses between the cores of a launch with cube cores (their race check, launch.cpp): each core
+// counts its phases, a new one after each signal (CrossCoreSetFlag, arriving at SyncAll) and each wait, and knows per
+// core of the launch (core_index) how many of that core's phases are complete before its own current one.
+using GmClock = std::vector<uint32_t>;
+
+// One CrossCoreSetFlag (cross_core.h): when it fires on its pipe, and the setter's GM clock.
+struct CrossSet {
+    double time;
+    GmClock gm;
 };
 
 constexpr uint64_t kCacheLineBytes = 64;
@@ -63,20 +75,31 @@ struct LaunchState {
     std::atomic<bool> abort{false};
     std::mutex atomic_mutex;  // serialises atomic-add copies to GM
 
-    uint32_t vector_cores() const { return block_dim * shape.sub_blocks; }  // what SyncAll waits for
+    // The launch's cores: vector cores first (block * sub_blocks + sub_block), then one cube core per block in a type
+    // with cube cores (vector_cores() + block). Per-core tables (core_done, cross_sets) use these indices.
+    uint32_t vector_cores() const { return block_dim * shape.sub_blocks; }  // what SyncAll<true> waits for
+    uint32_t cube_cores() const { return shape.with_cube ? block_dim : 0; }
+    uint32_t total_cores() const { return vector_cores() + cube_cores(); }
 
-    // SyncAll barrier over the resident blocks.
+    // SyncAll barriers over the resident blocks (pipe.h): [0] the vector cores (SyncAll<true>; in a launch of cube
+    // cores only, the cube cores), [1] every core (SyncAll<false>).
     std::mutex barrier_mutex;
     std::condition_variable barrier_cv;
-    uint32_t barrier_waiting = 0;
-    uint32_t barrier_finished = 0;
-    uint64_t barrier_generation = 0;
-    double barrier_time = 0.0;
-    double barrier_release_time = 0.0;
+    struct Barrier {
+        uint32_t waiting = 0;
+        uint64_t generation = 0;
+        double time = 0.0;
+        double release_time = 0.0;
+        GmClock clock;  // launches with cube cores: the arrivals' GM clocks, merged
+        GmClock release_clock;
+    } barriers[2];
+    uint32_t barrier_finished = 0;  // vector cores that have ended
+    uint32_t cube_finished = 0;     // cube cores that have ended
     // CrossCoreSetFlag/WaitFlag (cross_core.h), under barrier_mutex: per core, whether it has ended, and per mode,
     // flag and core the times of its sets.
     std::vector<uint8_t> core_done;
-    std::vector<std::vector<double>> cross_sets;
+    std::vector<std::vector<CrossSet>> cross_sets;
+    bool gm_order = false;  // a launch with cube cores: GM accesses are ordered by GmClocks (record_gm_access)
     // IBSet/IBWait (sim/ib_sync.h), under barrier_mutex: blocks waiting in IBWait, and when each flag was set.
     uint32_t ib_waiting = 0;
     std::vector<std::pair<uint64_t, double>> ib_set_time;  // (flag address, core time of the IBSet)
@@ -84,13 +107,25 @@ struct LaunchState {
 
 struct TPipeState;
 
+// The memories a LocalTensor can live in (通用约束 page, atlasascendc_api_07_0004, table 1): the vector core's Unified
+// Buffer, the cube core's L1, L0A, L0B, L0C, bias table (BT) and Fixpipe buffer (FB); GM for the positions that are
+// Global Memory on Atlas A2/A3 (CO2, SPM). sim/local_memory.h maps TPositions onto them.
+enum class Memory : uint8_t { UB, L1, L0A, L0B, L0C, BT, FB, GM };
+constexpr int kLocalMemories = 7;  // UB .. FB: the ones carved on a core
+
+// The cube memories of the running thread: L1, L0A, L0B, L0C, BT and FB one after another, grown to the largest
+// SoC asked for and handed to each core that carves from them (poisoned once per core).
+inline thread_local std::vector<uint8_t> t_cube_memory;
+
 struct CoreState {
     LaunchState* launch = nullptr;
     SimCoreReport* report = nullptr;
     uint32_t block_idx = 0;
     uint32_t sub_block = 0;  // the vector core's index in its block (mixed launches, kernel_type.h)
     bool cube = false;  // a cube (AIC) core: ASCEND_IS_AIC, the L1/L0 buffers, no UB
-    uint16_t cross_waits[2][16] = {};  // CrossCoreWaitFlag calls so far per mode (0, 1) and flag id
+    uint8_t* cube_memory = nullptr;  // L1 .. FB of this core (local_memory.h), taken at its first cube InitBuffer
+    uint32_t local_used[kLocalMemories] = {};  // bytes given to buffers per Memory; UB keeps ub_used
+    uint16_t cross_waits[3][16] = {};  // CrossCoreWaitFlag calls so far per mode (0, 1, 2) and flag id
     uint8_t* ub = nullptr;
     uint8_t* ub_shadow = nullptr;  // checked launches: where the kernel sees this UB (LocalTensor::GetPhyAddr)
     uint32_t ub_used = 0;
@@ -109,6 +144,16 @@ struct CoreState {
     Loc loc;  // the kernel line of the API call being run
     std::vector<GmWrite> gm_writes;
     uint32_t epoch = 0;
+    // Launches with cube cores (LaunchState::gm_order): every GM access, the core's phase and what it has seen of the
+    // others per phase (from the phase in `first` on).
+    std::vector<GmWrite> gm_accesses;
+    uint32_t gm_phase = 0;
+    GmClock gm_seen;
+    struct GmSeen {
+        uint32_t first;
+        GmClock seen;
+    };
+    std::vector<GmSeen> gm_history;
     int atomic_mode = 0;  // 0 none, 1 add, 2 max, 3 min
     DType atomic_dtype = DType::F32;
     bool has_deferred = false;
@@ -133,6 +178,12 @@ inline thread_local CoreState* t_core = nullptr;
 
 // Whether the running core is a cube (AIC) core; false outside a launch.
 inline bool on_cube_core() { return t_core != nullptr && t_core->cube; }
+
+// The core's index in the launch's per-core tables (LaunchState::total_cores).
+inline uint32_t core_index(const CoreState& c) {
+    const LaunchState& l = *c.launch;
+    return c.cube ? l.vector_cores() + c.block_idx : c.block_idx * l.shape.sub_blocks + c.sub_block;
+}
 
 inline CoreState& core(Loc loc = Loc::here()) {
     if (t_core == nullptr)
@@ -193,6 +244,42 @@ inline GmHome gm_home(const void* address) {
          (unsigned long long)(end - base - size));
 }
 
+// ---- GM order between cores (launches with cube cores) ---------------------------------------------------------
+
+// A GM access (read or write: a write is recorded here too), for the race check of launches with cube cores.
+inline void record_gm_access(CoreState& c, uint64_t begin, uint64_t bytes, Loc loc) {
+    uint64_t end = begin + bytes;
+    if (!c.gm_accesses.empty()) {
+        GmWrite& last = c.gm_accesses.back();
+        if (last.phase == c.gm_phase && begin >= last.begin && begin <= last.end) {
+            last.end = std::max(last.end, end);
+            return;
+        }
+    }
+    c.gm_accesses.push_back(GmWrite{begin, end, c.epoch, loc, false, c.gm_phase});
+}
+
+// What a core hands on when it signals (CrossCoreSetFlag, SyncAll): its phases so far and what it has seen; its
+// accesses after the signal are in a new phase. Empty in launches of vector cores only.
+inline GmClock gm_signal(CoreState& c) {
+    if (!c.launch->gm_order) return {};
+    GmClock k = c.gm_seen;
+    k[core_index(c)] = ++c.gm_phase;
+    return k;
+}
+
+// A core waits for a signal: what the signaller had done is complete before the waiter's next phase.
+inline void gm_wait(CoreState& c, const GmClock& k) {
+    if (k.empty()) return;
+    for (size_t i = 0; i < k.size(); ++i) c.gm_seen[i] = std::max(c.gm_seen[i], k[i]);
+    c.gm_history.push_back(CoreState::GmSeen{++c.gm_phase, c.gm_seen});
+}
+
+inline void merge_clock(GmClock& into, const GmClock& k) {
+    if (into.size() < k.size()) into.resize(k.size(), 0);
+    for (size_t i = 0; i < k.size(); ++i) into[i] = std::max(into[i], k[i]);
+}
+
 // Every GM access must lie inside one tensor the launcher passed: the one its GlobalTensor was set
 // on when `home` is known, else the one it starts in. Running past the end of one tensor into its
 // neighbour is caught even if both are views of one allocation. Returns where the simulator finds
@@ -200,7 +287,8 @@ inline GmHome gm_home(const void* address) {
 inline uint8_t* check_gm(const void* address, uint64_t bytes, const char* api, Loc loc, const GmHome& home = {}) {
     uint64_t begin = reinterpret_cast<uint64_t>(address);
     if (bytes == 0) return reinterpret_cast<uint8_t*>(begin);
-    const CoreState& c = core(loc);
+    CoreState& c = core(loc);
+    if (c.launch->gm_order) record_gm_access(c, begin, bytes, loc);
     if (home.arg_index >= 0) {
         if (begin >= home.base && begin + bytes <= home.base + home.bytes) return gm_data(home.base, home.alias, begin);
         if (begin >= home.base) fail_past_end(api, begin, bytes, home.base, home.bytes, home.arg_index, loc);
@@ -235,12 +323,13 @@ inline void record_gm_write(CoreState& c, const void* address, uint64_t bytes, L
     }
     if (!c.gm_writes.empty()) {
         GmWrite& last = c.gm_writes.back();
-        if (last.epoch == c.epoch && last.scalar == scalar && begin >= last.begin && begin <= last.end) {
+        if (last.epoch == c.epoch && last.phase == c.gm_phase && last.scalar == scalar && begin >= last.begin &&
+            begin <= last.end) {
             last.end = std::max(last.end, end);
             return;
         }
     }
-    c.gm_writes.push_back(GmWrite{begin, end, c.epoch, loc, scalar});
+    c.gm_writes.push_back(GmWrite{begin, end, c.epoch, loc, scalar, c.gm_phase});
 }
 
 // ---- UB operands -------------------------------------------------------------------------------
@@ -256,7 +345,9 @@ inline uint64_t ub_visible(const void* p) {
     const CoreState* c = t_core;
     auto address = reinterpret_cast<uint64_t>(p);
     if (c == nullptr || c->ub_shadow == nullptr || p == nullptr) return address;
-    return reinterpret_cast<uint64_t>(c->ub_shadow) + (address - reinterpret_cast<uint64_t>(c->ub));
+    uint64_t offset = address - reinterpret_cast<uint64_t>(c->ub);
+    if (offset > c->soc().ub_bytes) return address;  // not in UB: a cube memory (local_memory.h)
+    return reinterpret_cast<uint64_t>(c->ub_shadow) + offset;
 }
 
 // A vector or copy operand: a live tensor, 32-byte aligned in UB, with room for `elements`.
@@ -268,6 +359,11 @@ inline void check_operand(const Tensor& t, uint64_t elements, const char* api, c
         fail(Diag::BadArgument, loc,
              "%s: %s is an empty LocalTensor (never allocated). Get it from a queue's AllocTensor/DeQue "
              "or a TBuf's Get first.",
+             api, role);
+    if (c.cube)
+        fail(Diag::WrongCore, loc,
+             "%s: %s is a UB operand, and this is a cube core (AIC), which has no Unified Buffer on Atlas A2/A3. "
+             "Guard vector code with `if ASCEND_IS_AIV { ... }` (预定义宏 page, atlas_ascendc_10_10053).",
              api, role);
     uint64_t offset = ub_offset(c, t.GetPhyAddrPtr());
     if (offset % kBlockBytes != 0)

@@ -69,9 +69,10 @@ inline void remember_tail(const CoreState& c, const std::string& line) {
 }
 
 inline void emit(const CoreState& c, const std::string& body) {
-    std::string line = "[block " + std::to_string(c.block_idx) +
-                       (c.launch->shape.sub_blocks > 1 ? " sub-block " + std::to_string(c.sub_block) : std::string()) +
-                       "] " + body;  // a mixed launch's vector cores (kernel_type.h) tagged apart
+    std::string core = c.cube                              ? " AIC"
+                       : c.launch->shape.sub_blocks > 1 ? " sub-block " + std::to_string(c.sub_block)
+                                                         : std::string();
+    std::string line = "[block " + std::to_string(c.block_idx) + core + "] " + body;  // a mixed launch's cores apart
     if (line.empty() || line.back() != '\n') line += '\n';
     remember_tail(c, line);
     Output& out = output();

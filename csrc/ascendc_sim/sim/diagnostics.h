@@ -38,7 +38,11 @@ struct Loc {
     X(SyncAllDeadlock, "sync_all_deadlock")                                                 \
     X(BadArgument, "bad_argument")                                                          \
     X(TilingSize, "tiling_size")                                                            \
-    X(NotInKernel, "not_in_kernel")
+    X(NotInKernel, "not_in_kernel")                                                        \
+    X(LocalMemoryOverflow, "local_memory_overflow")                                         \
+    X(WrongCore, "wrong_core")                                                              \
+    X(CubeAlignment, "cube_alignment")                                                      \
+    X(CubeDtype, "cube_dtype")
 
 enum class Diag {
 #define ASCENDC_SIM_DIAG_ENUM(id, name) id,

@@ -28,6 +28,11 @@
 extern "C" {
 extern const ascendc_sim::KernelTypeRecord __start_ascendc_sim_ktype[] __attribute__((weak, visibility("hidden")));
 extern const ascendc_sim::KernelTypeRecord __stop_ascendc_sim_ktype[] __attribute__((weak, visibility("hidden")));
+// The unit markers (ASCENDC_SIM_CUBE_API, ASCENDC_SIM_VECTOR_API in kernel_type.h): one byte per call site.
+extern const uint8_t __start_ascendc_sim_cube[] __attribute__((weak, visibility("hidden")));
+extern const uint8_t __stop_ascendc_sim_cube[] __attribute__((weak, visibility("hidden")));
+extern const uint8_t __start_ascendc_sim_vec[] __attribute__((weak, visibility("hidden")));
+extern const uint8_t __stop_ascendc_sim_vec[] __attribute__((weak, visibility("hidden")));
 }
 
 namespace ascendc_sim {
@@ -70,11 +75,28 @@ bool find_kernel_type(int64_t key, const KernelTypeRecord*& chosen, SimError& er
     return true;
 }
 
-// What the launch's vector cores are, from its kernel type and SoC (kernel_type.h).
+bool library_uses(const uint8_t* start, const uint8_t* stop) { return start != nullptr && stop > start; }
+
+// A kernel that declares no type, on Atlas A2/A3: cube APIs and no vector buffers run on cube cores only (AIC_ONLY),
+// cube APIs and vector buffers on an AIC and two AIVs per block (MIX_AIC_1_2). Assumption: bisheng decides the type
+// of an undeclared kernel-launch kernel from the code it compiles; 1:2 is the ratio of the A2/A3 AI Core.
+void infer_kernel_shape(const SimSocProfile& soc, KernelShape& shape) {
+    if (soc.arch != 0 || !library_uses(__start_ascendc_sim_cube, __stop_ascendc_sim_cube)) return;
+    const bool vector = library_uses(__start_ascendc_sim_vec, __stop_ascendc_sim_vec);
+    shape.type = vector ? KERNEL_TYPE_MIX_AIC_1_2 : KERNEL_TYPE_AIC_ONLY;
+    shape.with_cube = true;
+    shape.sub_blocks = vector ? 2 : 0;
+    shape.inferred = true;
+}
+
+// What the launch's cores are, from its kernel type and SoC (kernel_type.h).
 bool resolve_kernel_shape(int64_t key, const SimSocProfile& soc, KernelShape& shape, SimError& error) {
     const KernelTypeRecord* r = nullptr;
     if (!find_kernel_type(key, r, error)) return false;
-    if (r == nullptr) return true;
+    if (r == nullptr) {
+        infer_kernel_shape(soc, shape);
+        return true;
+    }
     shape.type = r->type;
     shape.declared = Loc{r->file, r->line};
     const bool a2 = soc.arch == 0;
@@ -92,16 +114,20 @@ bool resolve_kernel_shape(int64_t key, const SimSocProfile& soc, KernelShape& sh
             return true;
         case KERNEL_TYPE_AIC_ONLY:
         case KERNEL_TYPE_MIX_AIC_1_0:
-            return kernel_type_error(error, *r, "starts cube (AIC) cores only, and the simulator runs vector cores "
-                                                "only: the cube side of AscendC is not simulated.");
+            if (!a2)
+                return kernel_type_error(error, *r, "is for Atlas A2/A3 (separate cube and vector cores); this SoC "
+                                                    "does not support it (设置Kernel类型.md).");
+            shape.with_cube = true;
+            shape.sub_blocks = 0;
+            return true;
         case KERNEL_TYPE_AICORE:
         case KERNEL_TYPE_MIX_VECTOR_CORE:
             if (!a2) return true;  // the coupled 310P: one AI Core per block
             return kernel_type_error(error, *r, "is not supported on Atlas A2/A3 (设置Kernel类型.md).");
         default:
             return kernel_type_error(error, *r, "is reserved or unknown (设置Kernel类型.md): declare "
-                                                "KERNEL_TYPE_AIV_ONLY, KERNEL_TYPE_MIX_AIV_1_0, KERNEL_TYPE_MIX_AIC_1_1 "
-                                                "or KERNEL_TYPE_MIX_AIC_1_2.");
+                                                "KERNEL_TYPE_AIV_ONLY, KERNEL_TYPE_MIX_AIV_1_0, KERNEL_TYPE_AIC_ONLY, "
+                                                "KERNEL_TYPE_MIX_AIC_1_0, KERNEL_TYPE_MIX_AIC_1_1 or KERNEL_TYPE_MIX_AIC_1_2.");
     }
 }
 
@@ -217,11 +243,13 @@ WorkerPool& pool() {
     return *instance;
 }
 
-// What one core (a block, or one vector core of a block in a mixed launch) left behind.
+// What one core (a block, or one vector or cube core of a block in a mixed launch) left behind.
 struct BlockOutcome {
     bool failed = false;
     SimError error;
     std::vector<GmWrite> writes;
+    std::vector<GmWrite> accesses;  // launches with cube cores (gm_order)
+    std::vector<CoreState::GmSeen> seen;
 };
 
 void copy_text(char* dst, size_t size, const std::string& text) { std::snprintf(dst, size, "%s", text.c_str()); }
@@ -277,18 +305,31 @@ std::string out_of_memory_text(const char* when, size_t writes) {
            "tiles with one DataCopy/DataCopyPad each; on the NPU such writes are also one DMA per element.";
 }
 
-// Runs one core (vector core `sub_block` of `block`) on the calling thread. Diagnostics are caught here; the
-// other cores are told to stop.
-void run_block(LaunchState& launch, uint32_t block, uint32_t sub_block, uint8_t* ub, uint8_t* ub_shadow,
-               SimCoreReport* report, BlockOutcome& outcome, BlockBody body, void** arg_values) {
+// One core of a launch: vector core `sub_block` of `block`, or the block's cube core.
+struct CoreSlot {
+    uint32_t block;
+    uint32_t sub_block;
+    bool cube;
+};
+
+// Runs one core on the calling thread. Diagnostics are caught here; the other cores are told to stop.
+void run_block(LaunchState& launch, CoreSlot slot, uint8_t* ub, uint8_t* ub_shadow, SimCoreReport* report,
+               BlockOutcome& outcome, BlockBody body, void** arg_values) {
     CoreState c;
     c.launch = &launch;
     c.report = report;
-    c.block_idx = block;
-    c.sub_block = sub_block;
-    c.ub = ub;
-    c.ub_shadow = ub_shadow;
-    poison_ub(ub, launch.soc->ub_bytes);
+    c.block_idx = slot.block;
+    c.sub_block = slot.sub_block;
+    c.cube = slot.cube;
+    if (!slot.cube) {  // the AIC of Atlas A2/A3 has no UB (local_memory.h)
+        c.ub = ub;
+        c.ub_shadow = ub_shadow;
+        poison_ub(ub, launch.soc->ub_bytes);
+    }
+    if (launch.gm_order) {
+        c.gm_seen.assign(launch.total_cores(), 0);
+        c.gm_history.push_back(CoreState::GmSeen{0, c.gm_seen});
+    }
     t_core = &c;
     try {
         body(arg_values);
@@ -315,17 +356,28 @@ void run_block(LaunchState& launch, uint32_t block, uint32_t sub_block, uint8_t*
     t_core = nullptr;
     report->est_ns = core_time(c);
     outcome.writes = std::move(c.gm_writes);
+    outcome.accesses = std::move(c.gm_accesses);
+    outcome.seen = std::move(c.gm_history);
     std::lock_guard<std::mutex> lock(launch.barrier_mutex);
-    launch.core_done[block * launch.shape.sub_blocks + sub_block] = 1;
-    ++launch.barrier_finished;
+    launch.core_done[core_index(c)] = 1;
+    ++(slot.cube ? launch.cube_finished : launch.barrier_finished);
     launch.barrier_cv.notify_all();
 }
 
-// "block 3", or in a mixed launch "block 3 sub-block 1" (GetBlockIdx 7).
-std::string core_name(uint32_t core, uint32_t sub_blocks) {
-    if (sub_blocks == 1) return "block " + std::to_string(core);
+// "block 3", or in a mixed launch "block 3 sub-block 1" (GetBlockIdx 7) and "block 3 cube core (AIC)".
+std::string core_name(uint32_t core, const LaunchState& launch) {
+    const uint32_t sub_blocks = launch.shape.sub_blocks;
+    if (core >= launch.vector_cores())
+        return "block " + std::to_string(core - launch.vector_cores()) + " cube core (AIC)";
+    if (sub_blocks == 1 && !launch.shape.with_cube) return "block " + std::to_string(core);
     return "block " + std::to_string(core / sub_blocks) + " sub-block " + std::to_string(core % sub_blocks) +
            " (GetBlockIdx " + std::to_string(core) + ")";
+}
+
+// The block a core belongs to (LaunchState core indices).
+int32_t block_of(uint32_t core, const LaunchState& launch) {
+    if (core >= launch.vector_cores()) return int32_t(core - launch.vector_cores());
+    return int32_t(core / std::max<uint32_t>(1, launch.shape.sub_blocks));
 }
 
 // Two cores writing the same GM bytes between the same SyncAlls, without atomics, is a race, whatever values
@@ -362,7 +414,7 @@ bool find_write_race(const std::vector<BlockOutcome>& outcomes, const LaunchStat
                       "range on a 64-byte boundary, or move the data with DataCopy)."
                     : "";
             uint32_t subs = launch.shape.sub_blocks;
-            std::string first = core_name(rival->block, subs), second = core_name(t.block, subs);
+            std::string first = core_name(rival->block, launch), second = core_name(t.block, launch);
             const char* split = subs == 1 ? ""
                                           : " In this mixed launch each block runs its vector code on several vector "
                                             "cores: split a block's work by GetSubBlockIdx(), or index by "
@@ -377,7 +429,7 @@ bool find_write_race(const std::vector<BlockOutcome>& outcomes, const LaunchStat
                           (unsigned long long)(end - base), region ? region->arg_index : -1, first.c_str(),
                           rival->w.loc.line, cache_lines, split);
             error = SimError{Diag::GmWriteRace, text, t.w.loc};
-            block = int32_t(t.block / subs);
+            block = block_of(t.block, launch);
             return true;
         }
         if (best == nullptr || t.w.end > best->w.end) {
@@ -387,6 +439,91 @@ bool find_write_race(const std::vector<BlockOutcome>& outcomes, const LaunchStat
             other = &t;
         }
     }
+    return false;
+}
+
+// Launches with cube cores: whether access `a` of core `from` is complete before phase `phase` of core `to` began,
+// by what `to` had seen of `from` then (the GmClocks that flags and SyncAll hand on: core.h).
+bool ordered_before(const std::vector<BlockOutcome>& outcomes, uint32_t from, const GmWrite& a, uint32_t to,
+                    uint32_t phase) {
+    const std::vector<CoreState::GmSeen>& seen = outcomes[to].seen;
+    auto after = std::upper_bound(seen.begin(), seen.end(), phase,
+                                  [](uint32_t p, const CoreState::GmSeen& s) { return p < s.first; });
+    if (after == seen.begin()) return false;
+    const GmClock& clock = (after - 1)->seen;
+    return from < clock.size() && clock[from] > a.phase;
+}
+
+// The message of a race find_ordered_race found: core `writer`'s write `w` and core `other`'s access `a` overlap in
+// GM bytes [begin, end); a write-after-write when `other` wrote them too.
+std::string ordered_race_text(const LaunchState& launch, const BlockOutcome& other_outcome, uint32_t writer,
+                              const GmWrite& w, uint32_t other, const GmWrite& a, uint64_t begin, uint64_t end) {
+    const SimRegion* region = find_region(launch, end - 1);
+    uint64_t base = region ? region->base : 0;
+    bool both_write = std::any_of(other_outcome.writes.begin(), other_outcome.writes.end(),
+                                  [&](const GmWrite& x) { return x.begin < end && x.end > begin; });
+    std::string first = core_name(writer, launch), second = core_name(other, launch);
+    const bool siblings = writer < launch.vector_cores() && other < launch.vector_cores();
+    char text[1280];
+    if (both_write)
+        std::snprintf(text, sizeof text,
+                      "%s and %s both write GM bytes [%llu, %llu) of kernel argument %d without atomics (%s at line "
+                      "%d), with nothing ordering the two; the result depends on which core writes last, and even "
+                      "identical values are a write-after-write race. Give each core a disjoint range, or use "
+                      "SetAtomicAdd for accumulation.%s",
+                      first.c_str(), second.c_str(), (unsigned long long)(begin - base),
+                      (unsigned long long)(end - base), region ? region->arg_index : -1, first.c_str(), w.loc.line,
+                      siblings ? " Split a block's vector work by GetSubBlockIdx(), or index by GetBlockIdx() over "
+                                 "GetSubBlockNum() * GetBlockNum() cores."
+                               : " Or order them: CrossCoreSetFlag after the first write, CrossCoreWaitFlag before "
+                                 "the second.");
+    else
+        std::snprintf(text, sizeof text,
+                      "%s writes GM bytes [%llu, %llu) of kernel argument %d (line %d) and %s reads them (line %d) "
+                      "with nothing ordering the two: the reader may see the old or the new data. Hand data between "
+                      "cores with a flag: the writer calls CrossCoreSetFlag after its copy to GM and the reader "
+                      "CrossCoreWaitFlag before its copy from GM (mode 2 between an AI Core's AIC and its AIVs, mode "
+                      "0 among all AICs or all AIVs), or SyncAll<false>() on every core.",
+                      first.c_str(), (unsigned long long)(begin - base), (unsigned long long)(end - base),
+                      region ? region->arg_index : -1, w.loc.line, second.c_str(), a.loc.line);
+    return text;
+}
+
+// Launches with cube cores: a GM write of one core and an access (read or write) of another to the same bytes are a
+// race unless a flag or SyncAll orders them (the GmClocks). The cube and vector cores of a mixed kernel pass data
+// through GM workspaces, so a read the writer has not signalled reads stale data: msSanitizer's racecheck (竞争检测
+// page, atlasopdev_16_0043) reports read-after-write and write-after-read between cores as well as write-after-write.
+bool find_ordered_race(const std::vector<BlockOutcome>& outcomes, const LaunchState& launch, SimError& error,
+                       int32_t& block) {
+    struct Tagged {
+        const GmWrite* w;
+        uint32_t core;
+    };
+    std::vector<Tagged> writes;
+    for (uint32_t k = 0; k < outcomes.size(); ++k)
+        for (const GmWrite& w : outcomes[k].writes) writes.push_back({&w, k});
+    std::sort(writes.begin(), writes.end(), [](const Tagged& a, const Tagged& b) { return a.w->begin < b.w->begin; });
+    std::vector<uint64_t> reach(writes.size());  // the furthest end among writes[0..i]
+    for (size_t i = 0; i < writes.size(); ++i) reach[i] = std::max(i ? reach[i - 1] : 0, writes[i].w->end);
+    for (uint32_t k = 0; k < outcomes.size(); ++k)
+        for (const GmWrite& a : outcomes[k].accesses) {
+            size_t i = std::upper_bound(writes.begin(), writes.end(), a.end,
+                                        [](uint64_t end, const Tagged& t) { return end <= t.w->begin; }) -
+                       writes.begin();
+            while (i-- > 0 && reach[i] > a.begin) {
+                const Tagged& t = writes[i];
+                if (t.core == k || t.w->end <= a.begin) continue;
+                if (ordered_before(outcomes, t.core, *t.w, k, a.phase) ||
+                    ordered_before(outcomes, k, a, t.core, t.w->phase))
+                    continue;
+                uint64_t begin = std::max(a.begin, t.w->begin), end = std::min(a.end, t.w->end);
+                error = SimError{Diag::GmWriteRace, ordered_race_text(launch, outcomes[k], t.core, *t.w, k, a, begin,
+                                                                       end),
+                                 a.loc};
+                block = block_of(k, launch);
+                return true;
+            }
+        }
     return false;
 }
 
@@ -430,6 +567,76 @@ std::vector<uint32_t> block_order(uint32_t blocks, uint64_t seed) {
 
 }  // namespace
 
+namespace {
+
+// Blocks that run at once: a type with cube cores takes a whole AI Core (one AIC and its AIVs) per block.
+uint32_t resident_blocks(const SimSocProfile& soc, const KernelShape& shape, uint32_t block_dim) {
+    uint32_t ai_cores = soc.cube_cores != 0 ? soc.cube_cores : std::max<uint32_t>(1, soc.vector_cores / 2);
+    uint32_t slots = shape.with_cube ? ai_cores : soc.vector_cores;
+    return std::max<uint32_t>(1, std::min(block_dim, slots));
+}
+
+// Hands out a launch's cores: the vector cores from one list and the cube cores from another, each in block order.
+// A thread takes from its own list first (vector threads the vector cores, cube threads the cube cores), then from
+// the other, so that every resident core of both kinds runs at once, as on the NPU (flags and SyncAll need it).
+class CoreDispenser {
+public:
+    CoreDispenser(const std::vector<uint32_t>& order, const KernelShape& shape)
+        : order_(order), subs_(shape.sub_blocks), cube_count_(shape.with_cube ? uint32_t(order.size()) : 0) {}
+
+    bool take(bool prefer_cube, CoreSlot& slot) {
+        return prefer_cube ? (take_cube(slot) || take_vector(slot)) : (take_vector(slot) || take_cube(slot));
+    }
+
+private:
+    bool take_vector(CoreSlot& slot) {
+        uint32_t i = next_vector_.fetch_add(1);
+        if (i >= uint32_t(order_.size()) * subs_) return false;
+        slot = CoreSlot{order_[i / subs_], i % subs_, false};
+        return true;
+    }
+    bool take_cube(CoreSlot& slot) {
+        uint32_t i = next_cube_.fetch_add(1);
+        if (i >= cube_count_) return false;
+        slot = CoreSlot{order_[i], 0, true};
+        return true;
+    }
+
+    const std::vector<uint32_t>& order_;
+    const uint32_t subs_;
+    const uint32_t cube_count_;
+    std::atomic<uint32_t> next_vector_{0};
+    std::atomic<uint32_t> next_cube_{0};
+};
+
+// The first diagnostic of the launch's cores, its race check, and the time estimate; returns result->status.
+int finish_launch(const LaunchState& launch, std::vector<BlockOutcome>& outcomes, SimLaunchResult* result) {
+    for (uint32_t core = 0; core < outcomes.size(); ++core)
+        if (outcomes[core].failed) {
+            report_error(result, outcomes[core].error, block_of(core, launch));
+            return 1;
+        }
+    SimError race;
+    int32_t race_block = -1;
+    try {
+        bool raced = launch.gm_order ? find_ordered_race(outcomes, launch, race, race_block)
+                                     : find_write_race(outcomes, launch, race, race_block);
+        if (raced) {
+            report_error(result, race, race_block);
+            return 1;
+        }
+        estimate_launch(launch, result);
+    } catch (const std::bad_alloc&) {
+        size_t writes = 0;
+        for (const BlockOutcome& outcome : outcomes) writes += outcome.writes.size() + outcome.accesses.size();
+        report_error(result, SimError{Diag::BadArgument, out_of_memory_text("after the launch", writes), Loc{}}, -1);
+        return 1;
+    }
+    return 0;
+}
+
+}  // namespace
+
 int run_launch(BlockBody body, const SimLaunchRequest* request, SimLaunchResult* result, int64_t tiling_key) {
     result->status = 0;
     KernelShape shape;
@@ -438,11 +645,9 @@ int run_launch(BlockBody body, const SimLaunchRequest* request, SimLaunchResult*
         report_error(result, problem, -1);
         return 1;
     }
-    const uint32_t subs = shape.sub_blocks;
-    // A type with cube cores takes a whole AI Core (one AIC, its AIVs) per block: half the vector cores on A2/A3.
-    uint32_t block_slots = shape.with_cube ? std::max<uint32_t>(1, request->soc->vector_cores / 2) : request->soc->vector_cores;
-    uint32_t resident = std::max<uint32_t>(1, std::min(request->block_dim, block_slots));
-    uint32_t participants = resident * subs;
+    const uint32_t resident = resident_blocks(*request->soc, shape, request->block_dim);
+    const uint32_t vector_threads = resident * shape.sub_blocks;
+    const uint32_t participants = vector_threads + (shape.with_cube ? resident : 0);
     const SimSocProfile soc = CostModel::launch_profile(*request->soc, participants);
     LaunchState launch;
     launch.soc = &soc;
@@ -450,31 +655,32 @@ int run_launch(BlockBody body, const SimLaunchRequest* request, SimLaunchResult*
     launch.block_dim = request->block_dim;
     launch.resident_cores = resident;
     launch.shape = shape;
+    launch.gm_order = shape.with_cube;
     launch.regions.assign(request->regions, request->regions + request->n_regions);
     std::sort(launch.regions.begin(), launch.regions.end(),
               [](const SimRegion& a, const SimRegion& b) { return a.base < b.base; });
-    const uint32_t cores = request->block_dim * subs;
-    std::vector<BlockOutcome> outcomes(cores);
-    launch.core_done.assign(cores, 0);
+    std::vector<BlockOutcome> outcomes(launch.total_cores());
+    launch.core_done.assign(launch.total_cores(), 0);
     for (uint32_t b = 0; b < request->block_dim; ++b) result->cores[b] = SimCoreReport{};
     std::mutex report_mutex;
     const std::vector<uint32_t> order = block_order(request->block_dim, request->block_order_seed);
-    std::atomic<uint32_t> next{0};
-    std::atomic<uint32_t> slots{0};  // each participant's place in the UB shadow (checked launches)
+    CoreDispenser dispenser(order, shape);
+    std::atomic<uint32_t> slots{0};  // each participant's place: its kind, and its UB shadow (checked launches)
     // All resident cores run at once, as on the NPU: SyncAll needs every one of them to arrive, and a block's
-    // vector cores are handed out one after the other, so they run side by side.
+    // cores are handed out side by side.
     try {
         pool().run(participants, soc.ub_bytes, [&](uint8_t* ub) {
             uint32_t slot = slots.fetch_add(1);
-            uint8_t* shadow = request->ub_shadow && slot < participants
+            uint8_t* shadow = request->ub_shadow && slot < request->soc->vector_cores
                                   ? reinterpret_cast<uint8_t*>(request->ub_shadow + slot * request->ub_shadow_stride)
                                   : nullptr;
-            for (uint32_t i; (i = next.fetch_add(1)) < cores;) {
-                uint32_t b = order[i / subs], sub = i % subs;
+            for (CoreSlot core; dispenser.take(slot >= vector_threads, core);) {
                 SimCoreReport own{};
-                run_block(launch, b, sub, ub, shadow, &own, outcomes[b * subs + sub], body, request->arg_values);
+                uint32_t index =
+                    core.cube ? launch.vector_cores() + core.block : core.block * shape.sub_blocks + core.sub_block;
+                run_block(launch, core, ub, shadow, &own, outcomes[index], body, request->arg_values);
                 std::lock_guard<std::mutex> lock(report_mutex);
-                merge_report(result->cores[b], own);
+                merge_report(result->cores[core.block], own);
             }
         });
     } catch (const std::exception& e) {
@@ -486,27 +692,7 @@ int run_launch(BlockBody body, const SimLaunchRequest* request, SimLaunchResult*
         report_error(result, SimError{Diag::BadArgument, text, Loc{}}, -1);
         return 1;
     }
-
-    for (uint32_t core = 0; core < cores; ++core)
-        if (outcomes[core].failed) {
-            report_error(result, outcomes[core].error, int32_t(core / subs));
-            return 1;
-        }
-    SimError race;
-    int32_t race_block = -1;
-    try {
-        if (find_write_race(outcomes, launch, race, race_block)) {
-            report_error(result, race, race_block);
-            return 1;
-        }
-        estimate_launch(launch, result);
-    } catch (const std::bad_alloc&) {
-        size_t writes = 0;
-        for (const BlockOutcome& outcome : outcomes) writes += outcome.writes.size();
-        report_error(result, SimError{Diag::BadArgument, out_of_memory_text("after the launch", writes), Loc{}}, -1);
-        return 1;
-    }
-    return 0;
+    return finish_launch(launch, outcomes, result);
 }
 
 int report_escaped(SimLaunchResult* result, const char* what) {

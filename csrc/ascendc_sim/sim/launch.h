@@ -55,9 +55,10 @@ int64_t launch_tiling_key(void (*)(Args...), void** values) {
 using BlockBody = void (*)(void** arg_values);
 
 // Runs every block of a launch on the library's worker threads (each block a logical core with its
-// own UB, or in a mixed launch as many vector cores as its kernel type gives a block: kernel_type.h), checks
-// what only the whole launch shows (GM write races), and fills `result` with the counters (a block's
-// vector cores summed), the time estimate and the first diagnostic. `tiling_key`: launch_tiling_key, or -1.
+// own UB, or as many vector cores and cube cores as its kernel type gives a block: kernel_type.h), checks
+// what only the whole launch shows (GM races), and fills `result` with the counters (a block's
+// cores summed, its cube core's too), the time estimate and the first diagnostic. `tiling_key`: launch_tiling_key,
+// or -1.
 // Returns result->status. (launch.cpp)
 int run_launch(BlockBody body, const SimLaunchRequest* request, SimLaunchResult* result, int64_t tiling_key = -1);
 // A failure of the simulator itself that escaped run_launch (std::exception: what()), as a diagnostic; returns 1.

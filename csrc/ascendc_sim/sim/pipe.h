@@ -1,6 +1,6 @@
 // TPipe, TQue, TBuf and the synchronisation primitives: flags, barriers, SyncAll, atomics.
 #pragma once
-#include "tensor.h"
+#include "local_memory.h"
 
 enum pipe_t { PIPE_S, PIPE_V, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_ALL, PIPE_V2, PIPE_FIX };
 enum event_t : int32_t { EVENT_ID0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_ID5, EVENT_ID6, EVENT_ID7 };
@@ -73,12 +73,51 @@ inline void check_event_id(int32_t id, const char* api, ascendc_sim::Loc loc) {
                           api, id);
 }
 
-// The pipes a queue joins: what writes a tensor before EnQue and what reads it after DeQue.
+// The pipes a queue joins: what writes a tensor before EnQue and what reads it after DeQue. Vector positions: VECIN
+// MTE2 -> V, VECOUT V -> MTE3, VECCALC V -> V. Cube positions, following the data flow of the TQue page and the
+// matmul kernel-launch samples (GM -MTE2-> A1/B1 -MTE1-> A2/B2 -M-> CO1 -FIX-> GM): A1, B1, C1, TSCM MTE2 -> MTE1;
+// A2, B2 MTE1 -> M; CO1 M -> FIX. Assumptions where the pages are silent: C2 (bias table) MTE1 -> M,
+// C2PIPE2GM (Fixpipe buffer) FIX -> FIX, CO2 (UB on 310P) V -> MTE3.
 constexpr int producer_pipe(TPosition p) {
-    return p == TPosition::VECIN ? ascendc_sim::kPipeMte2 : ascendc_sim::kPipeV;
+    using namespace ascendc_sim;
+    switch (p) {
+        case TPosition::VECIN: case TPosition::A1: case TPosition::B1: case TPosition::C1: case TPosition::TSCM:
+            return kPipeMte2;
+        case TPosition::A2: case TPosition::B2: case TPosition::C2:
+            return kPipeMte1;
+        case TPosition::CO1:
+            return kPipeM;
+        case TPosition::C2PIPE2GM:
+            return kPipeFix;
+        default:
+            return kPipeV;
+    }
 }
 constexpr int consumer_pipe(TPosition p) {
-    return p == TPosition::VECOUT ? ascendc_sim::kPipeMte3 : ascendc_sim::kPipeV;
+    using namespace ascendc_sim;
+    switch (p) {
+        case TPosition::VECOUT: case TPosition::CO2:
+            return kPipeMte3;
+        case TPosition::A1: case TPosition::B1: case TPosition::C1: case TPosition::TSCM:
+            return kPipeMte1;
+        case TPosition::A2: case TPosition::B2: case TPosition::C2:
+            return kPipeM;
+        case TPosition::CO1: case TPosition::C2PIPE2GM:
+            return kPipeFix;
+        default:
+            return kPipeV;
+    }
+}
+
+// Records which unit a buffer position belongs to, for kernels that declare no kernel type (kernel_type.h): the
+// vector positions (the Unified Buffer) mark vector code, the cube positions cube code.
+template <TPosition pos>
+inline void record_unit() {
+    if constexpr (pos == TPosition::VECIN || pos == TPosition::VECOUT || pos == TPosition::VECCALC) {
+        ASCENDC_SIM_VECTOR_API();
+    } else if constexpr (pos != TPosition::GM) {
+        ASCENDC_SIM_CUBE_API();
+    }
 }
 
 // Every queue buffer and TBuf of a kernel counts against 64 (InitBuffer.md).
@@ -90,23 +129,6 @@ inline void count_buffers(ascendc_sim::CoreState& c, uint32_t num, ascendc_sim::
                           "LocalTensor offsets.",
                           c.buffers + num);
     c.buffers += num;
-}
-
-inline uint32_t round_up_32(uint32_t bytes) { return (bytes + 31u) / 32u * 32u; }
-
-// Carves `bytes` from the core's UB for one buffer group; fails when the SoC's UB is exhausted.
-inline uint8_t* carve_ub(uint32_t bytes, const char* what, ascendc_sim::Loc loc) {
-    ascendc_sim::CoreState& c = ascendc_sim::core(loc);
-    const SimSocProfile& soc = c.soc();
-    if (uint64_t(c.ub_used) + bytes > soc.ub_bytes)
-        ascendc_sim::fail(ascendc_sim::Diag::UbOverflow, loc,
-                          "InitBuffer for %s asks for %u bytes of UB, but %u of the %u bytes of UB on %s are "
-                          "already given to other buffers (%u bytes over). Use a smaller tile length or fewer "
-                          "buffers (BUFFER_NUM), or reuse one TBuf for temporaries.",
-                          what, bytes, c.ub_used, soc.ub_bytes, soc.name, unsigned(c.ub_used + bytes - soc.ub_bytes));
-    uint8_t* start = c.ub + c.ub_used;
-    c.ub_used += bytes;
-    return start;
 }
 
 }  // namespace sim_detail
@@ -256,6 +278,8 @@ public:
         head_ = queued_ = next_alloc_ = 0;
     }
     static constexpr TPosition position() { return src; }
+    // Where the buffers are: the local end of the queue (TQueBind<GM, VECIN>: VECIN).
+    static constexpr TPosition buffer_position() { return src == TPosition::GM ? dst : src; }
 
 private:
     // Every allocated tensor holds one of the TPosition's 8 event IDs until FreeTensor (AllocTensor.md: at most 8
@@ -384,6 +408,8 @@ public:
                                   "once hang the core. Create one TPipe in the kernel entry and pass a pointer to "
                                   "it, or call Destroy() on the first before creating the next.");
             ub_start_ = ascendc_sim::t_core->ub_used;
+            std::copy(std::begin(ascendc_sim::t_core->local_used), std::end(ascendc_sim::t_core->local_used),
+                      local_start_);
             ascendc_sim::t_core->current_pipe = this;
         }
     }
@@ -399,18 +425,21 @@ public:
                               "InitBuffer with num = %u: num is a uint8_t buffer count from 1 to 8 (1: single, 2: "
                               "double buffering). Make each buffer larger instead of asking for more of them.",
                               num);
+        constexpr TPosition pos = Queue::buffer_position();
+        sim_detail::record_unit<pos>();
         sim_detail::count_buffers(c, num, loc);
-        uint32_t padded = sim_detail::round_up_32(len);
-        uint8_t* base = sim_detail::carve_ub(padded * num, "a queue", loc);
+        uint32_t padded = ascendc_sim::aligned_buffer_bytes(pos, len);
+        uint8_t* base = ascendc_sim::carve_local(pos, padded * num, "a queue", loc);
         queue.sim_init(base, num, padded);
         return true;
     }
 
     template <TPosition pos>
     bool InitBuffer(TBuf<pos>& buf, uint32_t len, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+        sim_detail::record_unit<pos>();
         sim_detail::count_buffers(ascendc_sim::core(loc), 1, loc);
-        uint32_t padded = sim_detail::round_up_32(len);
-        buf.sim_init(sim_detail::carve_ub(padded, "a TBuf", loc), padded);
+        uint32_t padded = ascendc_sim::aligned_buffer_bytes(pos, len);
+        buf.sim_init(ascendc_sim::carve_local(pos, padded, "a TBuf", loc), padded);
         return true;
     }
 
@@ -461,26 +490,33 @@ private:
     void release() {
         ascendc_sim::CoreState& c = *ascendc_sim::t_core;
         c.ub_used = ub_start_;
+        std::copy(std::begin(local_start_), std::end(local_start_), c.local_used);
         c.buffers = 0;
         for (uint32_t& n : c.queue_held) n = 0;
     }
 
     uint32_t ub_start_ = 0;
+    uint32_t local_start_[ascendc_sim::kLocalMemories] = {};
     bool allocated_[ascendc_sim::kEventKinds][ascendc_sim::kEventIds] = {};
 };
 
 
-// On a vector core of a mixed launch (kernel_type.h): block * sub-blocks + sub-block, in [0, 2 * blockDim) for 1:2.
+// On a vector core of a mixed launch (kernel_type.h): block * sub-blocks + sub-block, in [0, 2 * blockDim) for 1:2;
+// on a cube core the block, in [0, blockDim) (GetBlockIdx page, atlasascendc_api_07_0185).
 inline int64_t GetBlockIdx(ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
     const ascendc_sim::CoreState& c = ascendc_sim::core(loc);
+    if (c.cube) return c.block_idx;
     return int64_t(c.block_idx) * c.launch->shape.sub_blocks + c.sub_block;
 }
 inline int64_t GetBlockNum(ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
     return ascendc_sim::core(loc).launch->block_dim;
 }
+// 0 on a cube core (assumption: the pages describe the vector cores' index only).
 inline int64_t GetSubBlockIdx(ascendc_sim::Loc loc = ascendc_sim::Loc::here()) { return ascendc_sim::core(loc).sub_block; }
+// On AIC 1 in every type with cube cores (GetTaskRatio.md, table 1); on AIV the vector cores per block.
 inline int64_t GetTaskRatio(ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
-    return ascendc_sim::core(loc).launch->shape.sub_blocks;
+    const ascendc_sim::CoreState& c = ascendc_sim::core(loc);
+    return c.cube ? 1 : c.launch->shape.sub_blocks;
 }
 inline int64_t GetTaskRation(ascendc_sim::Loc loc = ascendc_sim::Loc::here()) { return GetTaskRatio(loc); }
 
@@ -557,7 +593,30 @@ private:
 
 namespace sim_detail {
 
-inline void sync_all(ascendc_sim::Loc loc) {
+// The cores one SyncAll waits for: every core (SyncAll<false>), else the vector cores, or the cube cores in a launch
+// that has no vector cores (assumption: the SyncAll page describes AIV-only and mixed kernels).
+struct SyncGroup {
+    int barrier;  // LaunchState::barriers index
+    uint32_t members;
+    uint32_t finished;
+    const char* who;
+};
+
+inline SyncGroup sync_group(const ascendc_sim::CoreState& c, bool all_cores, ascendc_sim::Loc loc) {
+    using namespace ascendc_sim;
+    const LaunchState& l = *c.launch;
+    if (all_cores) return {1, l.total_cores(), l.barrier_finished + l.cube_finished, "core"};
+    if (l.vector_cores() == 0) return {0, l.cube_cores(), l.cube_finished, "cube core"};
+    if (c.cube)
+        fail(Diag::WrongCore, loc,
+             "SyncAll<true>() (the default) on a cube core of a %s launch: it synchronises the vector cores only "
+             "(SyncAll.md). Use SyncAll<false>() on every core (AIC and AIV) to synchronise both, or call SyncAll() "
+             "only inside `if ASCEND_IS_AIV`.",
+             kernel_type_name(l.shape.type));
+    return {0, l.vector_cores(), l.barrier_finished, "vector core"};
+}
+
+inline void sync_all(ascendc_sim::Loc loc, bool all_cores = false) {
     using namespace ascendc_sim;
     CoreState& c = core(loc);
     LaunchState& launch = *c.launch;
@@ -567,48 +626,50 @@ inline void sync_all(ascendc_sim::Loc loc) {
              "only start when others finish, so SyncAll waits forever. Launch at most %u blocks.",
              launch.block_dim, c.soc().name, launch.resident_cores, launch.resident_cores);
     std::unique_lock<std::mutex> lock(launch.barrier_mutex);
-    if (launch.barrier_finished > 0)
+    const SyncGroup group = sync_group(c, all_cores, loc);
+    LaunchState::Barrier& b = launch.barriers[group.barrier];
+    auto finished = [&] { return sync_group(c, all_cores, loc).finished; };
+    if (launch.abort.load()) throw KernelAborted{};  // a core that failed has ended: its diagnostic is the one
+    if (group.finished > 0)
         fail(Diag::SyncAllDeadlock, loc,
-             "SyncAll reached after %u block(s) already finished without calling it; on the NPU this waits "
+             "SyncAll reached after %u %s(s) already finished without calling it; on the NPU this waits "
              "forever. Every block must call SyncAll the same number of times.",
-             launch.barrier_finished);
-    launch.barrier_time = std::max(launch.barrier_time, core_time(c));
-    uint64_t generation = launch.barrier_generation;
-    if (++launch.barrier_waiting == launch.vector_cores()) {
-        launch.barrier_waiting = 0;
-        launch.barrier_release_time = launch.barrier_time;
-        launch.barrier_time = 0.0;
-        ++launch.barrier_generation;
+             group.finished, group.who);
+    b.time = std::max(b.time, core_time(c));
+    merge_clock(b.clock, gm_signal(c));
+    uint64_t generation = b.generation;
+    if (++b.waiting == group.members) {
+        b.waiting = 0;
+        b.release_time = b.time;
+        b.time = 0.0;
+        b.release_clock = std::move(b.clock);
+        b.clock.clear();
+        ++b.generation;
         launch.barrier_cv.notify_all();
     } else {
         launch.barrier_cv.wait(lock, [&] {
-            return launch.barrier_generation != generation || launch.abort.load() || launch.barrier_finished > 0;
+            return b.generation != generation || launch.abort.load() || finished() > 0;
         });
-        if (launch.barrier_generation == generation) {
+        if (b.generation == generation) {
             if (launch.abort.load()) throw KernelAborted{};
             fail(Diag::SyncAllDeadlock, loc,
-                 "SyncAll waits for %u block(s) that finished without calling it; on the NPU this waits "
+                 "SyncAll waits for %u %s(s) that finished without calling it; on the NPU this waits "
                  "forever. Every block must call SyncAll the same number of times.",
-                 launch.barrier_finished);
+                 finished(), group.who);
         }
     }
-    align_pipes(c, launch.barrier_release_time);
+    align_pipes(c, b.release_time);
+    gm_wait(c, b.release_clock);
     sync_all_pipes(c);
     ++c.epoch;
 }
 
 }  // namespace sim_detail
 
-// SyncAll<false> also waits for the cube cores (SyncAll.md), which the simulator does not run (kernel_type.h).
+// SyncAll<true> synchronises the vector cores, SyncAll<false> the cube and vector cores of a mixed launch (SyncAll.md).
 template <bool isAIVOnly = true>
 void SyncAll(ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
-    if (!isAIVOnly && ascendc_sim::core(loc).launch->shape.with_cube)
-        ascendc_sim::fail(ascendc_sim::Diag::UnsupportedApi, loc,
-                          "SyncAll<false> synchronises the cube (AIC) cores of this %s launch too, and the simulator "
-                          "runs only its vector cores (the AIC side is not simulated). Use SyncAll() (vector cores "
-                          "only) if the cube cores take no part.",
-                          ascendc_sim::kernel_type_name(ascendc_sim::core(loc).launch->shape.type));
-    sim_detail::sync_all(loc);
+    sim_detail::sync_all(loc, !isAIVOnly && ascendc_sim::core(loc).launch->shape.with_cube);
 }
 
 // The soft barrier: its workspaces need 32 bytes per core (SyncAll.md); GM is zeroed by the caller.

@@ -23,6 +23,10 @@ inline bool is_ub_position(AscendC::TPosition pos) {
 // programming cannot be mixed with TPipe).
 inline CoreState& static_core(const char* api, Loc loc) {
     CoreState& c = core(loc);
+    if (c.cube)
+        fail(Diag::WrongCore, loc,
+             "%s on a cube core (AIC), which has no Unified Buffer on Atlas A2/A3: static UB tensors are for vector "
+             "code. Guard it with `if ASCEND_IS_AIV { ... }`.", api);
     if (!c.soc_state_initialized)
         fail(Diag::BadArgument, loc,
              "%s: static tensor programming must call AscendC::InitSocState() at the kernel entry first, so that the "

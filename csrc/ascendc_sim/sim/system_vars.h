@@ -9,7 +9,7 @@
 //   dav-m200; the v8.5.0 table lists A2/A3 only).
 // - GetDataBlockSizeInBytes: 32 on every SoC the simulator models.
 // - GetSubBlockNum: the vector cores per block of the launch's kernel type on AIV (1, or 2 for
-//   KERNEL_TYPE_MIX_AIC_1_2: kernel_type.h).
+//   KERNEL_TYPE_MIX_AIC_1_2: kernel_type.h); 1 on AIC (as GetTaskRatio.md's table gives for the AIC).
 // - GetProgramCounter: the simulator has no program counter; it returns a stand-in that differs
 //   from line to line of the kernel (0x1000 + 4 * line), never a real address.
 // - get_block_idx()/get_block_num(): the NPU compiler's builtins that GetBlockIdx/GetBlockNum wrap, which
@@ -32,7 +32,8 @@ inline void GetArchVersion(uint32_t& coreVersion, ascendc_sim::Loc loc = ascendc
 constexpr int16_t GetDataBlockSizeInBytes() { return static_cast<int16_t>(ascendc_sim::kBlockBytes); }
 
 inline int64_t GetSubBlockNum(ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
-    return ascendc_sim::core(loc).launch->shape.sub_blocks;
+    const ascendc_sim::CoreState& c = ascendc_sim::core(loc);
+    return c.cube ? 1 : c.launch->shape.sub_blocks;
 }
 
 inline int64_t GetProgramCounter(ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {

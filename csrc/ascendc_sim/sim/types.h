@@ -35,8 +35,13 @@
 #define __ubuf__
 #define __cbuf__
 #define GM_ADDR __gm__ uint8_t*
-#define ASCEND_IS_AIV (true)  // kernels write `if ASCEND_IS_AIV {`: the parentheses are the if's
-#define ASCEND_IS_AIC (false)  // every simulated core is a vector core: the cube side is not run (kernel_type.h)
+// Kernels write `if ASCEND_IS_AIV {`: the parentheses are the if's. Decided per simulated core at run time: a launch
+// with cube cores runs the kernel on its AIC and AIV threads alike (kernel_type.h). On_cube_core is in core.h.
+namespace ascendc_sim {
+inline bool on_cube_core();
+}  // namespace ascendc_sim
+#define ASCEND_IS_AIV (!ascendc_sim::on_cube_core())
+#define ASCEND_IS_AIC (ascendc_sim::on_cube_core())
 
 // IEEE binary16 with per-operation rounding, as the vector unit's half arithmetic.
 using half = _Float16;
