@@ -26,7 +26,7 @@ from torch_ascendgen.targets.sim.simulator import compile_kernel
 KERNEL_DIR = Path(__file__).resolve().parents[1] / "diag_kernels"
 DIAGNOSTICS_H = Path(__file__).resolve().parents[2] / "csrc" / "ascendc_sim" / "sim" / "diagnostics.h"
 KERNELS = ("tiled_add", "row_scale", "manual_sync", "bf16_add", "rotate_blocks", "accumulate_blocks",
-           "bias_relu_rows")
+           "bias_relu_rows", "cube_fractal", "cube_handoff")
 
 
 @functools.cache
@@ -106,6 +106,16 @@ def accumulate_blocks(mode: str, blocks: int):
 def bias_relu_rows(mode: str, rows: int, length: int | None = None):
     return torch.randn(rows, 64), torch.randn(64), torch.zeros(rows, 64), struct.pack(
         "<3I", rows, rows * 64 if length is None else length, modes("bias_relu_rows")[mode])
+
+
+def cube_fractal(mode: str):
+    return (torch.randn(16, 32).half(), torch.randn(32, 16).half(), torch.zeros(16, 16),
+            struct.pack("<I", modes("cube_fractal")[mode]))
+
+
+def cube_handoff(mode: str):
+    return (torch.randn(2, 64), torch.zeros(2, 64), torch.zeros(2, 64),
+            struct.pack("<3I", 64, 65536, modes("cube_handoff")[mode]))
 
 
 # ---- the failing kernels ----------------------------------------------------------------------------
@@ -204,6 +214,18 @@ CASES = [
          "in 1..64"),
     Case("compare_only_valid", "bias_relu_rows", "compare_count",
          lambda: bias_relu_rows("COMPARE_ONLY_VALID", 16, 1000), "Round the count up to 1024"),
+    # the cube unit (sim/cube_operand.h, sim/mmad.h)
+    Case("l0a_off_fractal", "cube_fractal", "cube_alignment", lambda: cube_fractal("L0A_OFF_FRACTAL"),
+         "Offset the tensor by whole fractals"),
+    Case("half_co1", "cube_fractal", "cube_dtype", lambda: cube_fractal("HALF_CO1"),
+         "Give CO1 the accumulation type"),
+    # the split AI Core of Atlas A2/A3 (sim/local_memory.h, launch.cpp)
+    Case("vector_code_on_aic", "cube_handoff", "wrong_core", lambda: cube_handoff("VECTOR_CODE_ON_AIC"),
+         "if ASCEND_IS_AIV", soc="Ascend910B2"),
+    Case("whole_matrix_in_l1", "cube_handoff", "local_memory_overflow", lambda: cube_handoff("WHOLE_MATRIX_IN_L1"),
+         "smaller base blocks", soc="Ascend910B2"),
+    Case("read_before_flag", "cube_handoff", "gm_write_race", lambda: cube_handoff("READ_BEFORE_FLAG"),
+         "CrossCoreWaitFlag before its copy from GM", soc="Ascend910B2"),
 ]
 
 
@@ -279,6 +301,18 @@ def test_rotate_blocks_clean(blocks: int) -> None:
     x, y, workspace, tiling = rotate_blocks("OK", blocks * 64, 64)
     kernel("rotate_blocks").launch(blocks, x, y, workspace, tiling, soc="Ascend910B2")
     assert torch.equal(y, torch.roll(x, 64))
+
+
+def test_cube_fractal_clean() -> None:
+    a, b, c, tiling = cube_fractal("OK")
+    kernel("cube_fractal").launch(1, a, b, c, tiling)
+    assert torch.allclose(c.double(), a.double() @ b.double(), rtol=0, atol=1e-4)
+
+
+def test_cube_handoff_clean() -> None:
+    x, y, workspace, tiling = cube_handoff("OK")
+    kernel("cube_handoff").launch(1, x, y, workspace, tiling, soc="Ascend910B2")
+    assert torch.equal(y, 2 * x + 1)
 
 
 def test_bias_relu_rows_clean_over_255_rows() -> None:

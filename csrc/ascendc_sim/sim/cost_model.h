@@ -51,6 +51,17 @@
 //   torch_npu's microsecond-order launch overhead; the best-practice guide "设置合适的核数" says the
 //   start-up ("header") overhead grows with the number of cores started, which the per-block
 //   dispatch reproduces (and which makes few cores win for tiny inputs).
+//
+// The cube core (issue 16; MTE1: L1->L0A/L0B, M: Mmad, FIX: L0C->GM):
+// - Mmad: one fractal multiply a cycle, 16 x 16 x k0 MACs, with k0 = 32 bytes of the input type (16 half/bfloat16,
+//   32 int8, 8 float). Documented for half: the Ascend910B2 platform config's [AICoreSpec] cube_m_size=16,
+//   cube_n_size=16, cube_k_size=16 as quoted publicly; int8 with k0=32 from the same file's int8 entry. float at k0=8
+//   (half the half rate in MACs) is an assumption: no public figure. Plus 20 cycles issue a Mmad (assumption, as the
+//   vector issue).
+// - MTE1 (LoadData, L1->BT): 512 bytes a cycle ([AICoreMemoryRates] l1_to_l0_a_rate=512 and l1_to_l0_b_rate=512 of
+//   the Ascend910B platform configs as quoted publicly) plus 20 cycles set-up (assumption).
+// - FIX (Fixpipe, L0C->GM): the GM write rate of one core, as a DataCopy to GM (assumption: the Fixpipe's own rate is
+//   not public, and its output goes to GM through the same port), set-up included.
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -117,6 +128,22 @@ struct CostModel {
     static double gm_read_latency_ns(const SimSocProfile& soc) { return cycles_to_ns(kGmReadLatencyCycles, soc); }
 
     static double scalar_gm_ns(const SimSocProfile& soc) { return cycles_to_ns(kScalarGmCycles, soc); }
+
+    // ---- the cube core ----
+    static constexpr double kCubeIssueCycles = 20.0;
+    static constexpr double kMte1BytesPerCycle = 512.0;
+    static constexpr double kMte1SetupCycles = 20.0;
+
+    // One Mmad of m_blocks x n_blocks x k_blocks fractals (16 x 16 x k0 each), one fractal a cycle.
+    static double mmad_ns(uint64_t m_blocks, uint64_t n_blocks, uint64_t k_blocks, const SimSocProfile& soc) {
+        return cycles_to_ns(kCubeIssueCycles + static_cast<double>(m_blocks * n_blocks * k_blocks), soc);
+    }
+    // One L1 -> L0A/L0B/BT load of `bytes`.
+    static double mte1_ns(uint64_t bytes, const SimSocProfile& soc) {
+        return cycles_to_ns(kMte1SetupCycles + std::ceil(static_cast<double>(bytes) / kMte1BytesPerCycle), soc);
+    }
+    // One Fixpipe (L0C -> GM) writing `bytes`.
+    static double fixpipe_ns(uint64_t bytes, const SimSocProfile& soc) { return gm_copy_ns(bytes, true, soc); }
     static double scalar_ub_ns(const SimSocProfile& soc) { return cycles_to_ns(kScalarUbCycles, soc); }
 };
 

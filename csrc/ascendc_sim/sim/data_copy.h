@@ -48,6 +48,11 @@ struct DataCopyPadParams {
 
 namespace sim_detail {
 
+// L1 -> bias table (C1 -> C2), cube_copy.h.
+template <typename T, typename U>
+void copy_to_bias_table(const LocalTensor<T>& dst, const LocalTensor<U>& src, const DataCopyParams& params,
+                        ascendc_sim::Loc loc);
+
 using ascendc_sim::CoreState;
 using ascendc_sim::Diag;
 using ascendc_sim::fail;
@@ -144,10 +149,22 @@ void check_whole_blocks(uint32_t count, const char* api, Loc loc) {
              (unsigned long long)(bytes / 32 * 32));
 }
 
+// The offset of `data` in the memory it lies in: UB, or one of the cube core's memories (local_memory.h), so that a
+// plain DataCopy GM <-> L1 (基础数据搬运.md: GM -> A1/B1/C1, A1/B1 -> GM) is checked in L1.
+inline uint64_t local_byte_offset(const CoreState& c, const void* data) {
+    auto p = static_cast<const uint8_t*>(data);
+    if (c.cube_memory != nullptr && (c.ub == nullptr || p < c.ub || p >= c.ub + c.soc().ub_bytes))
+        for (int m = int(ascendc_sim::Memory::L1); m < ascendc_sim::kLocalMemories; ++m) {
+            uint64_t offset = ascendc_sim::local_offset(c, data, ascendc_sim::Memory(m));
+            if (offset < ascendc_sim::memory_bytes(c.soc(), ascendc_sim::Memory(m))) return offset;
+        }
+    return ascendc_sim::ub_offset(c, data);
+}
+
 inline void check_ub_span(const void* data, uint64_t span, uint64_t capacity, const char* api, const char* role,
                           Loc loc) {
     CoreState& c = ascendc_sim::core(loc);
-    uint64_t offset = ascendc_sim::ub_offset(c, data);
+    uint64_t offset = local_byte_offset(c, data);
     if (offset % ascendc_sim::kBlockBytes != 0)
         fail(Diag::UbMisaligned, loc,
              "%s: the UB %s starts at byte offset %llu, not 32-byte aligned; UB operands of data copies must "
@@ -485,6 +502,8 @@ void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const DataCo
     if constexpr (ascendc_sim::is_int4_v<T>) {
         const char* api = "DataCopy(UB->UB)";
         return DataCopy(sim_detail::int4_bytes(dst, api, loc), sim_detail::int4_bytes(src, api, loc), params, loc);
+    } else if (dst.GetPosition() == TPosition::C2) {
+        sim_detail::copy_to_bias_table(dst, src, params, loc);  // cube_copy.h
     } else {
         sim_detail::check_copy_dtype<T>("DataCopy", loc);
         sim_detail::ub_to_ub(dst, src, sim_detail::block_plan(params, "DataCopy(UB->UB)", loc),
