@@ -52,5 +52,14 @@
 #include "sim/cross_core.h"
 // Inter-block synchronisation through GM (fidelity suite: DrivingSDK unique_v2).
 #include "sim/ib_sync.h"
+// The cube unit (issue 16): GM->L1 Nd2Nz, LoadData, Mmad, Fixpipe.
+#include "sim/cube_copy.h"
+#include "sim/load3d.h"
+#include "sim/mmad.h"
+#include "sim/fixpipe.h"
+// The Matmul tiling struct and the system workspace pointer (issue 16). The Matmul API itself comes with
+// lib/matmul_intf.h, as in CANN, so that its names (namespace matmul, CubeFormat) reach only the kernels that ask.
+#include "sim/sys_workspace.h"
+#include "sim/matmul_tiling_struct.h"
 // last: what the NPU compiler provides beside the API
 #include "sim/compiler_compat.h"

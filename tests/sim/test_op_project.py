@@ -276,7 +276,7 @@ def test_what_the_tiling_func_decides_is_checked(add_custom, softmax):
 @pytest.mark.parametrize(("mode", "message"), [
     (3, r"HugeTilingData::SaveToBuffer: the TilingData is 70000 bytes, the buffer holds 65536"),
     (4, r"GetAttrPointer<T>\(0\): attribute 'mode' is declared Int; read it as int64_t"),
-    (5, r"GetCoreMemSize: only CoreMemType::UB is simulated"),
+    (5, r"GetCoreMemSize: only UB, L1, L0_A, L0_B and L0_C are simulated"),
     (6, r"the op's host code threw probe asked to throw"),
     (8, r"GetData<T>\(\): the tiling sees the values of inputs declared ValueDepend only"),
 ])

@@ -117,7 +117,8 @@ Request parse(const std::string& text) {
         if (key == "mode") in >> r.mode;
         else if (key == "op") in >> r.op;
         else if (key == "soc") in >> r.platform.soc_name >> r.soc_family >> r.platform.arch >> r.platform.vector_cores >>
-                                   r.platform.cube_cores >> r.platform.ub_bytes;
+                                   r.platform.cube_cores >> r.platform.ub_bytes >> r.platform.l1_bytes >>
+                                   r.platform.l0a_bytes >> r.platform.l0b_bytes >> r.platform.l0c_bytes;
         else if (key == "input") {  // input <OpDef index> <present> <dtype> <format> <rank> <dims...>
             size_t ir = 0;
             int present = 0;

@@ -58,8 +58,7 @@ namespace AscendC {
 inline GM_ADDR GetUserWorkspace(GM_ADDR workspace) {
     return workspace == nullptr ? nullptr : workspace + ::ascendgen_host::kLibApiWorkspaceBytes;
 }
-inline void SetSysWorkspace(GM_ADDR) {}
-inline void SetSysWorkSpace(GM_ADDR) {}
+// SetSysWorkspace / SetSysWorkSpace: sim/sys_workspace.h (with GetSysWorkSpacePtr).
 
 }  // namespace AscendC
 

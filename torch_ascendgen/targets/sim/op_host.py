@@ -193,7 +193,7 @@ def answer_in_child(library: str, request: str) -> str:
 def soc_line(profile: SocProfile) -> str:
     arch = 1 if profile.npu_arch == ARCH_310P else 0
     return (f"soc {profile.name} {soc_family(profile)} {arch} {profile.vector_cores} {profile.cube_cores} "
-            f"{profile.ub_bytes}")
+            f"{profile.ub_bytes} {profile.l1_bytes} {profile.l0a_bytes} {profile.l0b_bytes} {profile.l0c_bytes}")
 
 
 def describe(library: Path, profile: SocProfile, op_type: str | None) -> OpDescription:

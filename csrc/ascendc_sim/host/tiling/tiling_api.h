@@ -5,6 +5,7 @@
 #pragma once
 #include "cumsum_tiling.h"
 #include "glu_tiling.h"
+#include "matmul_tiling.h"
 #include "norm_tiling.h"
 #include "pad_tiling.h"
 #include "precise_math_tiling.h"

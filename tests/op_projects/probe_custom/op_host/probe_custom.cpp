@@ -22,8 +22,8 @@ static ge::graphStatus TilingFunc(gert::TilingContext *context)
         const int32_t *wrong = context->GetAttrs()->GetAttrPointer<int32_t>(0);
         (void)wrong;
     } else if (mode == 5) {
-        uint64_t l1Size = 0;
-        platform.GetCoreMemSize(platform_ascendc::CoreMemType::L1, l1Size);
+        uint64_t l2Size = 0;
+        platform.GetCoreMemSize(platform_ascendc::CoreMemType::L2, l2Size);
     } else if (mode == 6) {
         throw std::runtime_error("probe asked to throw");
     } else if (mode == 8) {

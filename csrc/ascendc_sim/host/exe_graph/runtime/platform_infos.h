@@ -12,6 +12,11 @@ struct PlatFormInfos {
     uint32_t vector_cores = 0;
     uint32_t cube_cores = 0;
     uint64_t ub_bytes = 0;
+    // The cube core's buffers (0: not given by the caller): L1, L0A, L0B, L0C.
+    uint64_t l1_bytes = 0;
+    uint64_t l0a_bytes = 0;
+    uint64_t l0b_bytes = 0;
+    uint64_t l0c_bytes = 0;
 };
 
 }  // namespace fe

@@ -1,6 +1,6 @@
 // platform_ascendc::PlatformAscendC and PlatformAscendCManager (clean-room, from the documented host API): the
 // SoC facts a TilingFunc reads. Core counts and the UB size come from the simulated SoC's profile
-// (torch_ascendgen/targets/soc.py). Facts the profile does not hold (L1/L0/L2/HBM sizes, bandwidths) are
+// (torch_ascendgen/targets/soc.py). Facts the profile does not hold (L2/HBM sizes, bandwidths) are
 // reported as not simulated rather than guessed.
 #pragma once
 #include <cstdint>
@@ -30,10 +30,16 @@ public:
     uint32_t GetCoreNumVector() const { return infos().vector_cores; }
 
     void GetCoreMemSize(CoreMemType type, uint64_t& size) const {
-        if (type != CoreMemType::UB)
-            ascendgen_host::host_fail("PlatformAscendC::GetCoreMemSize: only CoreMemType::UB is simulated (the SoC "
-                                      "profile holds no L1/L0/L2/HBM sizes)");
-        size = infos().ub_bytes;
+        const fe::PlatFormInfos& p = infos();
+        size = type == CoreMemType::UB     ? p.ub_bytes
+               : type == CoreMemType::L1   ? p.l1_bytes
+               : type == CoreMemType::L0_A ? p.l0a_bytes
+               : type == CoreMemType::L0_B ? p.l0b_bytes
+               : type == CoreMemType::L0_C ? p.l0c_bytes
+                                           : 0;
+        if (size == 0)
+            ascendgen_host::host_fail("PlatformAscendC::GetCoreMemSize: only UB, L1, L0_A, L0_B and L0_C are "
+                                      "simulated (the SoC profile holds no L2/HBM sizes)");
     }
     void GetCoreMemBw(CoreMemType, uint64_t&) const {
         ascendgen_host::host_fail("PlatformAscendC::GetCoreMemBw is not simulated");
