@@ -1,6 +1,7 @@
 """torch.compile(model, backend="ascendgen") on small models, side by side in one run:
 
-- regions of the model's graphs turned into kernels (of all regions the partitioner found);
+- regions of the model's graphs turned into kernels (of all regions the partitioner found), and for each kernel
+  its ops, its estimate and eager's estimate of the same ops;
 - compile time: the first call of the compiled model in a fresh process, cold (an empty kernel cache:
   every region is searched; the simulator's content-hashed builds of earlier runs on this machine may
   be reused) and warm (a second fresh process on that cache);
@@ -8,12 +9,15 @@
   the simulator's cost model at the model's shapes. Eager: every ATen op of the graph priced on the cost
   model's own assumptions (frontends/dynamo/region.py EAGER_LAUNCH_NS: a 3 us launch, its blocks'
   dispatch, a GM latency) plus the bytes it reads and writes at the SoC's HBM bandwidth (soc.py
-  hbm_gb_per_s); views are free; matmuls are counted by bytes only, which underestimates them, and they
-  run eagerly in both columns, so the difference between the columns is the regions' alone. A region
-  whose kernel is not estimated faster than its eager ops stays eager.
+  hbm_gb_per_s); views are free. A matrix product (mm, bmm, addmm) is priced as the cost model prices a
+  matmul kernel's cube work (region.py cube_ns: one 16 x 16 x k0 fractal multiply a cycle per cube core,
+  k0 = 32 bytes of the input type, cost_model.h), the longer of that and its bytes, so that a kernel that
+  fuses a Linear or an attention score with the work after it (the "linear" and "attention" models) is
+  compared with eager's product and eager's epilogue ops on one scale. A region whose kernel is not
+  estimated faster than its eager ops stays eager.
 
     python benchmarks/compile_bench.py
-    python benchmarks/compile_bench.py --models mlp,loss    # a subset
+    python benchmarks/compile_bench.py --models linear,attention    # a subset
 """
 
 from __future__ import annotations
@@ -68,7 +72,28 @@ class LossHead(nn.Module):
         return F.smooth_l1_loss(self.fc(x), target)
 
 
+class LinearAct(nn.Module):
+    """Linear + bias + an activation (GELU, then SiLU after a second Linear): each one kernel, product and epilogue."""
+
+    def __init__(self, d=128, hidden=256):
+        super().__init__()
+        self.up, self.gate = nn.Linear(d, hidden), nn.Linear(hidden, d)
+
+    def forward(self, x):
+        return F.silu(self.gate(F.gelu(self.up(x))))
+
+
+class AttentionScores(nn.Module):
+    """An attention block's scores: softmax(q @ k^T * scale) over rows that fit, then the weighted sum of v."""
+
+    def forward(self, q, k, v):
+        scores = torch.softmax((q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(q.shape[-1])), dim=-1)
+        return scores @ v
+
+
 MODELS = {
+    "linear": (LinearAct, lambda: (torch.randn(2, 32, 128),)),
+    "attention": (AttentionScores, lambda: tuple(torch.randn(2, 4, 128, 64) for _ in range(3))),
     "mlp": (lambda: MLP(256, 1024), lambda: (torch.randn(64, 256),)),
     "block": (Block, lambda: (torch.randn(2, 64, 256),)),
     "loss": (LossHead, lambda: (torch.randn(64, 256), torch.randn(64, 128))),
@@ -99,6 +124,7 @@ print("RESULT", json.dumps({{
     "origins": [k.origin for r in graphs for k in r.kernels],
     "compiled_ns": sum(r.compiled_ns for r in graphs), "eager_ns": sum(r.eager_ns for r in graphs),
     "eager_reasons": [g.reason[:140] for r in graphs for g in r.regions if not g.kernel],
+    "kernel_regions": [(g.ops, g.kernel_ns, g.eager_ns) for r in graphs for g in r.regions if g.kernel],
 }}))
 """
 
@@ -125,22 +151,26 @@ def main() -> None:
             rows.append((model, cold, warm))
     print(f"torch.compile(model, backend='ascendgen'), variants={args.variants}, simulator "
           f"(first call of the compiled model in a fresh process; cold: empty kernel cache, warm: a second process)")
-    header = (f"{'model':<7} {'kernels/regions':>15} {'cold s':>8} {'warm s':>8} {'est. NPU us: kernels':>21} "
+    header = (f"{'model':<9} {'kernels/regions':>15} {'cold s':>8} {'warm s':>8} {'est. NPU us: kernels':>21} "
               f"{'eager':>9} {'speed-up':>9}  warm origins")
     print(header)
     print("-" * len(header))
     for model, cold, warm in rows:
         speedup = cold["eager_ns"] / cold["compiled_ns"] if cold["compiled_ns"] else float("nan")
-        print(f"{model:<7} {cold['kernels']:>7}/{cold['regions']:<7} {cold['seconds']:8.2f} {warm['seconds']:8.2f} "
+        print(f"{model:<9} {cold['kernels']:>7}/{cold['regions']:<7} {cold['seconds']:8.2f} {warm['seconds']:8.2f} "
               f"{cold['compiled_ns'] / 1000:21.2f} {cold['eager_ns'] / 1000:9.2f} {speedup:8.2f}x  "
               f"{','.join(sorted(set(warm['origins']))) or '-'}")
+        for ops, kernel_ns, eager_ns in cold["kernel_regions"]:
+            names = ", ".join(op.replace("aten.", "").replace(".default", "") for op in ops)
+            estimate = f"{kernel_ns / 1000:.2f}" if kernel_ns is not None else "?"
+            print(f"{'':<9}kernel: {estimate} us vs eager {eager_ns / 1000:.2f} us  [{names}]")
         for reason in dict.fromkeys(cold["eager_reasons"]):
             print(f"{'':<9}eager region: {reason}")
     print("\nEstimated NPU time of the model's graphs. Kernels: the simulator's cost model at the model's shapes. "
           "Eager: each ATen op's bytes read and written at the SoC's HBM bandwidth (soc.py hbm_gb_per_s) plus the "
-          "cost model's launch, block dispatch and GM latency (frontends/dynamo/region.py); views free; matmuls by "
-          "bytes only (an underestimate, eager in both columns). A region whose kernel is not estimated faster "
-          "stays eager.")
+          "cost model's launch, block dispatch and GM latency (frontends/dynamo/region.py); views free; matrix "
+          "products priced with the cube cost model a matmul kernel gets (region.py cube_ns). A region whose kernel "
+          "is not estimated faster stays eager.")
 
 
 if __name__ == "__main__":

@@ -6,7 +6,8 @@ import torch.nn.functional as F
 
 
 class MLP(nn.Module):
-    """Linear -> GELU -> Linear (the bias and GELU are one region; the matmuls stay eager)."""
+    """Linear -> GELU -> Linear (the first product, its bias and GELU are one region; the second product, with
+    nothing after it to fuse, stays eager)."""
 
     def __init__(self, d=64, hidden=128):
         super().__init__()

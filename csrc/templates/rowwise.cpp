@@ -78,6 +78,7 @@ public:
     }
 
 private:
+    // ==row_io: the row and column moves the matmul template shares (templates.py fill_template)
     // n rows of cols elements from GM (dense) into UB rows of colsPad elements.
     template <typename T>
     __aicore__ inline void LoadRows(TQue<QuePosition::VECIN, 1>& queue, GlobalTensor<T>& gm, uint32_t row, uint32_t n)
@@ -178,6 +179,7 @@ private:
         SetFlag<HardEvent::V_S>(id);
         WaitFlag<HardEvent::V_S>(id);
     }
+    // ==/row_io
 
     // ---- row operations of the scalar unit, in the orders and precision torch's CPU kernels use ----
 

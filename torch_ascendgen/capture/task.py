@@ -155,7 +155,7 @@ class KernelTask:
     graph_text: str
     inputs: tuple[TensorSpec, ...]
     outputs: tuple[TensorSpec, ...]
-    category: str  # "elementwise", "reduction", "softmax", "norm" or "other"
+    category: str  # "elementwise", "reduction", "softmax", "norm", "matmul" or "other"
     specialized: bool  # True when the graph holds only for the traced shapes
     traced_shapes: tuple[tuple[int, ...], ...]
     graph: torch.fx.GraphModule = field(compare=False, repr=False)

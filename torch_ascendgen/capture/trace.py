@@ -50,6 +50,7 @@ from torch_ascendgen.errors import NotExpressible, NothingToCompute, ReturnsView
 logger = logging.getLogger("torch_ascendgen")
 
 _CATEGORY_OPS = (
+    ("matmul", {"aten.mm.default", "aten.bmm.default", "aten.addmm.default"}),
     ("softmax", {"aten._softmax.default", "aten._log_softmax.default"}),
     ("norm", {"aten.native_layer_norm.default", "aten.rsqrt.default", "aten.linalg_vector_norm.default"}),
     ("reduction", {"aten.sum.dim_IntList", "aten.sum.default", "aten.mean.dim", "aten.mean.default",
@@ -103,8 +104,12 @@ def _traced(function: Callable, tensors: list[torch.Tensor]) -> tuple[torch.fx.G
 
 def _make_fx(function: Callable, tensors) -> torch.fx.GraphModule:
     """``function`` traced with symbolic sizes; tensors it holds itself (not among ``tensors``) become get_attr
-    constants of the graph."""
-    with fx_config.patch(use_duck_shape=False):
+    constants of the graph. Traced outside any dynamo tracing context (the torch.compile backend captures its
+    regions inside one): make_fx would take that context's fake mode, and its guards on our symbols (a view's
+    sizes) would land in dynamo's shape environment, which has no source for them."""
+    from torch._guards import tracing
+
+    with fx_config.patch(use_duck_shape=False), tracing(None):
         return make_fx(function, decomposition_table=_decompositions(), tracing_mode="symbolic",
                        _allow_non_fake_inputs=True)(*tensors)
 

@@ -59,6 +59,13 @@ LOSSY_OWN_FACTOR, LOSSY_ULPS = 16.0, 16.0  # ... or this many times where that d
 # (float32, bfloat16): then no order of summing up to 4096 of them overflows, so summation order cannot decide
 # between inf and a finite sum. float16 sums accumulate in float32 (torch, and kernels): its whole range is used.
 MAGNITUDE_HEADROOM = {torch.float32: 12, torch.bfloat16: 12}
+# A task with a matrix product multiplies two inputs before it sums K of the products. Its wide sets keep every value
+# within PRODUCT_BINADES / 2 binades of 1 (magnitudes log-uniform there; break points beyond it left out): over a wider
+# range a sum of products is decided by its few largest terms, whose cancellation two summation orders (torch's
+# blocked one, the cube's) do not round alike, and a sensitivity drawn with one set of random signs (_sensitivity)
+# can see those few terms' moves cancel; squares of the dtype's largest values overflow float32 itself.
+PRODUCT_OPS = ("aten.mm.default", "aten.bmm.default", "aten.addmm.default")
+PRODUCT_BINADES = 8
 BREAK_POINTS = (0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 9.0, 10.0, 15.0, 17.0, 20.0, 30.0, 44.0, 50.0, 100.0,
                 math.pi / 2, math.pi, 2 * math.pi)
 _WIDE_FILLS = ("magnitudes", "breakpoints", "magnitudes+breakpoints")
@@ -117,6 +124,7 @@ def make_input_sets(
     guards: Sequence[str] = (),
     fixed: Mapping[int, torch.Tensor] | None = None,
     domains: Sequence[ValueDomain | None] = (),
+    products: bool = False,
 ) -> list[InputSet]:
     """The input sets a candidate must pass (see plan_input_sets), deterministic in ``seed``; None: fresh_seed().
 
@@ -125,7 +133,8 @@ def make_input_sets(
     ``fixed``: inputs whose values every set holds as they are (the task's constants). ``domains``: per input, the
     values an integer input may take (drawn inside it, its ends included, distinct where the call's were; a set whose
     shapes leave no room for them is left out). Raises UnsupportedFunction when even the traced shapes' normal set
-    does not fit the memory budget.
+    does not fit the memory budget. ``products``: the inputs are multiplied together (a matrix product; see
+    PRODUCT_BINADES).
     """
     seed = fresh_seed() if seed is None else seed
     fixed = fixed or {}
@@ -139,7 +148,7 @@ def make_input_sets(
             tensors = tuple(
                 fixed[i].clone().to(device) if i in fixed else
                 _values(plan.fill, i, spec.dtype, shape, generator, value_fn,
-                        _domain(domains, i), binding, strict=index > 0).to(device)
+                        _domain(domains, i), binding, strict=index > 0, products=products).to(device)
                 for i, (spec, shape) in enumerate(zip(inputs, plan.shapes))
             )
             tensors = _jointly_distinct(tensors, domains, binding, generator, strict=index > 0)
@@ -161,7 +170,8 @@ def task_input_sets(task: KernelTask, shapes: Sequence[Sequence[int]] | None = N
     return make_input_sets(task.inputs, task.traced_shapes if shapes is None else shapes, generic=generic, seed=seed,
                            device=device, outputs=task.outputs, guards=task.guards,
                            fixed={first_constant + i: c for i, c in enumerate(task.constants)},
-                           domains=task.domains if domains is None else domains)
+                           domains=task.domains if domains is None else domains,
+                           products=any(op in task.graph_text for op in PRODUCT_OPS))
 
 
 def _domain(domains: Sequence[ValueDomain | None], index: int) -> ValueDomain | None:
@@ -382,13 +392,13 @@ def _shapes_text(shapes: tuple[tuple[int, ...], ...]) -> str:
 
 def _values(fill: str, index: int, dtype: torch.dtype, shape: tuple[int, ...], generator: torch.Generator,
             value_fn: ValueFn | None, domain: ValueDomain | None = None, binding: Mapping[str, int] | None = None,
-            strict: bool = True) -> torch.Tensor:
+            strict: bool = True, products: bool = False) -> torch.Tensor:
     """The values of one input; the wide sets' own values replace ``value_fn``'s (such sets are optional). An
     integer input with a ``domain`` gets values inside it in every set (see _domain_values)."""
     if domain is not None and not dtype.is_floating_point and dtype != torch.bool:
         tensor = _domain_values(domain, dtype, shape, generator, binding or {}, strict)
     elif fill in _WIDE_FILLS:
-        tensor = _wide(fill, dtype, shape, generator)
+        tensor = _wide(fill, dtype, shape, generator) if not products else _product_wide(fill, dtype, shape, generator)
     else:
         tensor = value_fn(index, shape, dtype, generator) if value_fn else _normal(dtype, shape, generator)
     if tuple(tensor.shape) != shape or tensor.dtype != dtype:
@@ -535,6 +545,24 @@ def _wide(fill: str, dtype: torch.dtype, shape: tuple[int, ...], generator: torc
     if fill == "magnitudes+breakpoints":
         half = torch.rand(shape, generator=generator) < 0.5
         tensor = torch.where(half, tensor, _break_points(dtype, shape, generator))
+    return tensor
+
+
+def _product_wide(fill: str, dtype: torch.dtype, shape: tuple[int, ...], generator: torch.Generator) -> torch.Tensor:
+    """A wide set's values for a task with a matrix product (see PRODUCT_BINADES)."""
+    if not dtype.is_floating_point or dtype == torch.float64:
+        return _wide(fill, dtype, shape, generator)
+    exponent = (torch.rand(shape, generator=generator, dtype=torch.float64) - 0.5) * PRODUCT_BINADES
+    tensor = (torch.exp2(exponent) * _signs(shape, generator)).to(dtype)
+    if fill != "magnitudes":
+        limit = 2.0 ** (PRODUCT_BINADES // 2)
+        points = torch.tensor([p for p in BREAK_POINTS if p <= limit], dtype=torch.float64)
+        pick = points[torch.randint(len(points), shape, generator=generator)]
+        spread = 1.0 + (torch.rand(shape, generator=generator, dtype=torch.float64) - 0.5) * 0.2
+        near = torch.where(torch.rand(shape, generator=generator) < 1 / 3, pick, pick * spread)
+        near = (near * _signs(shape, generator)).to(dtype)
+        tensor = near if fill == "breakpoints" else torch.where(torch.rand(shape, generator=generator) < 0.5,
+                                                                 tensor, near)
     return tensor
 
 

@@ -12,8 +12,12 @@ Each graph dynamo hands over goes one way:
   norms, losses) are grown greedily into regions along producer -> consumer edges, as long as a region
   keeps one reduction domain and shapes the templates take (full, per-row, whole-row, one-element), and
   never so that a region would both feed and depend on an eager op. ``addmm`` is split into ``mm`` and
-  a bias add (addmm.py), so the bias joins the elementwise work after a Linear. Views, matmuls,
-  attention's bmm and everything else stay eager. Regions with fewer than ``min_region_ops`` ops stay eager.
+  a bias add (addmm.py), so the bias joins the elementwise work after a Linear. A matrix product the
+  matmul kernel can take (mm, bmm; a row of at most 1024 elements) starts a region with the views of its
+  operands, and the work after it joins it (the kernel fuses it as the product's epilogue: a Linear's
+  bias and activation, attention's scale and softmax); where that region gets no kernel, its epilogue is
+  tried alone and the product runs eagerly. Other views and everything else stay eager. Regions with
+  fewer than ``min_region_ops`` ops stay eager.
 - Each region is a small ATen function (region.py); it gets its kernel through frontends/dispatch.py,
   the decorator's path, so the same computation has the same cache key whichever way it arrives. A
   region that gets no verified kernel stays eager, with one log line.

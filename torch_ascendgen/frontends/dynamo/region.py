@@ -15,8 +15,9 @@ from torch_ascendgen.errors import AscendGenError, UnsupportedFunction
 from torch_ascendgen.frontends import guard
 from torch_ascendgen.frontends.dispatch import Kernel, Kernels
 from torch_ascendgen.frontends.dynamo.options import BackendSettings
-from torch_ascendgen.frontends.dynamo.partition import FREE_OPS, node_name, without_broadcast_sources
+from torch_ascendgen.frontends.dynamo.partition import FREE_OPS, epilogue_of, node_name, without_broadcast_sources
 from torch_ascendgen.frontends.dynamo.report import RegionReport, warn
+from torch_ascendgen.generators.builtin.matmul import PRODUCTS
 from torch_ascendgen.pipeline import CompiledKernel
 from torch_ascendgen.targets.target import Target
 
@@ -24,12 +25,17 @@ logger = logging.getLogger("torch_ascendgen")
 
 # An eager op is a kernel launch too, priced with the simulator cost model's own assumptions (cost_model.h), so a
 # region's kernel and its eager ops are compared on one scale: the launch, one block dispatched per 16 KB of its
-# result (up to the vector cores), one GM read latency, and its bytes at the HBM bandwidth. Its compute is not
-# counted: the estimate is a lower bound, and a kernel must beat it.
+# result (up to the vector cores), one GM read latency, and its bytes at the HBM bandwidth. Its vector compute is
+# not counted: the estimate is a lower bound, and a kernel must beat it. A matrix product (mm, bmm, addmm) is priced
+# as the cost model prices the cube work of a matmul kernel: one 16 x 16 x k0 fractal multiply a cycle per cube core
+# (k0 = 32 bytes of the input type; cost_model.h "The cube core"), its fractals spread over every cube core, and
+# the product takes the longer of that and its bytes at the HBM bandwidth (the loads overlap the multiplies).
 EAGER_LAUNCH_NS = 3000.0
 EAGER_BLOCK_DISPATCH_NS = 40.0
 EAGER_BLOCK_BYTES = 16 * 1024
 GM_READ_LATENCY_CYCLES = 900.0
+CUBE_FRACTAL_ROWS = 16  # a fractal's M and N (cost_model.h)
+CUBE_FRACTAL_K_BYTES = 32  # a fractal's K: 32 bytes of the input type
 
 
 class RegionRunner(torch.nn.Module):
@@ -117,7 +123,7 @@ _TOO_SMALL = "(a kernel would move the bytes eager moves, plus a launch)"
 def _why_eager(nodes: list[torch.fx.Node], inputs: list[torch.fx.Node], outputs: list[torch.fx.Node],
                settings: BackendSettings) -> str:
     """Why the region stays eager without trying a kernel ("" when a kernel is worth trying)."""
-    ops = sum(1 for node in nodes if node_name(node) not in FREE_OPS)
+    ops = sum(1 for node in nodes if node_name(node) not in FREE_OPS and not _is_view(node))
     if ops < settings.min_region_ops:
         return f"{ops} op(s), fewer than min_region_ops={settings.min_region_ops} {_TOO_SMALL}"
     if not all(_statically_contiguous(node.meta.get("val")) for node in [*inputs, *outputs]):
@@ -167,12 +173,19 @@ def _compile_region(graph: torch.fx.GraphModule, nodes: list[torch.fx.Node], set
 
 def compile_with_fallback(graph: torch.fx.GraphModule, nodes: list[torch.fx.Node], settings: BackendSettings,
                           target: Target, label: str) -> list[tuple[list[torch.fx.Node], RegionRunner]]:
-    """The region compiled; when it gets no kernel (too large a broadcast pattern for the generator, say), its
-    parts without the ops that read broadcast inputs, each compiled on its own. The original's report when no
-    part does better."""
+    """The region compiled; when it gets no kernel, a region with a matrix product tries its epilogue alone (the
+    product then runs eagerly), and any other region its parts without the ops that read broadcast inputs (too large
+    a broadcast pattern for the generator, say), each compiled on its own. The original's report when no part does
+    better."""
     runner = _compile_region(graph, nodes, settings, target, label)
     chosen = [(nodes, runner)]
-    if not runner.report.kernel and not runner.report.too_small:
+    epilogue, start = epilogue_of(nodes)
+    if not runner.report.kernel and not runner.report.too_small and start is not None:
+        if any(node_name(n) not in FREE_OPS for n in epilogue):
+            logger.info("torch_ascendgen backend: %s (its matmul and the work after it) got no kernel: %s; the work "
+                        "after it is tried alone", label, runner.report.reason)
+            return compile_with_fallback(graph, epilogue, settings, target, f"{label}.epilogue")
+    elif not runner.report.kernel and not runner.report.too_small:
         parts = [(part, _compile_region(graph, part, settings, target, f"{label}.{i}"))
                  for i, part in enumerate(without_broadcast_sources(nodes))]
         if any(r.report.kernel for _, r in parts):
@@ -261,8 +274,32 @@ def _eager_op_ns(node: torch.fx.Node, values: dict, target: Target) -> float:
     value = values.get(node)
     written = sum(_bytes(v) for v in (value if isinstance(value, (tuple, list)) else (value,)))
     blocks = min(soc.vector_cores, max(1, -(-written // EAGER_BLOCK_BYTES)))
-    return (EAGER_LAUNCH_NS + blocks * EAGER_BLOCK_DISPATCH_NS + GM_READ_LATENCY_CYCLES / soc.clock_ghz
-            + (moved + written) / soc.hbm_gb_per_s)  # GB/s == bytes/ns
+    traffic = (moved + written) / soc.hbm_gb_per_s  # GB/s == bytes/ns
+    if node_name(node) in PRODUCTS:
+        traffic = max(traffic, _cube_ns(node, values, soc))
+    return EAGER_LAUNCH_NS + blocks * EAGER_BLOCK_DISPATCH_NS + GM_READ_LATENCY_CYCLES / soc.clock_ghz + traffic
+
+
+def cube_ns(batch: int, m: int, n: int, k: int, dtype: torch.dtype, soc) -> float:
+    """The cube units' time for ``batch`` products of [m, k] by [k, n] (see CUBE_FRACTAL_ROWS): fractals over the
+    cube cores at one a cycle."""
+    k0 = max(1, CUBE_FRACTAL_K_BYTES // torch.empty((), dtype=dtype).element_size())
+    rows = CUBE_FRACTAL_ROWS
+    fractals = batch * -(-m // rows) * -(-n // rows) * -(-k // k0)
+    return -(-fractals // max(1, soc.cube_cores)) / soc.clock_ghz
+
+
+def _cube_ns(node: torch.fx.Node, values: dict, soc) -> float:
+    value = values.get(node)
+    operands = node.args[1:3] if node_name(node) == "aten.addmm.default" else node.args[:2]
+    first = values.get(operands[0]) if isinstance(operands[0], torch.fx.Node) else None
+    if not isinstance(value, torch.Tensor) or not isinstance(first, torch.Tensor) or value.dim() < 2:
+        return 0.0
+    sizes = [_size_hint(size) for size in value.shape]
+    batch = 1
+    for size in sizes[:-2]:
+        batch *= size
+    return cube_ns(batch, sizes[-2], sizes[-1], _size_hint(first.shape[-1]), first.dtype, soc)
 
 
 def _is_view(node: torch.fx.Node) -> bool:

@@ -27,6 +27,16 @@ from torch_ascendgen.generators.builtin.looped import ub_bytes as looped_ub_byte
 from torch_ascendgen.generators.builtin.loops import VERSION as LOOPS_VERSION
 from torch_ascendgen.generators.builtin.loops import generate_loops
 from torch_ascendgen.generators.builtin.lowering import CTYPES, Lowering, Val, bool_condition_input, io_lines, widen
+from torch_ascendgen.generators.builtin.matmul import VERSION as MATMUL_VERSION
+from torch_ascendgen.generators.builtin.matmul import (
+    EpilogueCode,
+    MatmulPlan,
+    c_block_bytes,
+    emit_matmul,
+    epilogue_types,
+    fitting_tiles,
+    plan_matmul,
+)
 from torch_ascendgen.generators.builtin.ops import REDUCTIONS, reduced_dims
 from torch_ascendgen.generators.builtin.sort import sort_candidates
 from torch_ascendgen.generators.builtin.templates import fill_template
@@ -70,6 +80,9 @@ def generate_builtin(task: KernelTask, variants: int) -> list[Candidate]:
     sorting = sort_candidates(task, variants)  # None: the graph is none of those
     if sorting is not None:
         return sorting
+    products = _matmul_candidates(task, variants)  # None: the graph holds no matrix product
+    if products is not None:
+        return products
     try:
         return _template_candidates(task, variants)
     except UnsupportedFunction as template_failure:
@@ -115,6 +128,47 @@ def _template_candidates(task: KernelTask, variants: int) -> list[Candidate]:
     if _row_fits(task, plan, candidates):
         return candidates[: max(1, variants - 1)] + looped[: 1 if variants > 1 else 0]
     return looped[: max(1, variants - 1)] + candidates[: 1 if variants > 1 else 0]
+
+
+def _matmul_candidates(task: KernelTask, variants: int) -> list[Candidate] | None:
+    """The matmul kernel's variants (matmul.py) when the task is a matrix product with work after it: the epilogue
+    lowered as the row-wise template lowers its computation, rows of the product's full shape."""
+    plan = plan_matmul(task)
+    if plan is None:
+        return None
+    epilogue = plan.epilogue
+    for spec in (*epilogue.inputs, *epilogue.outputs):
+        if spec.dtype not in CTYPES and not bool_condition_input(epilogue, spec):
+            raise UnsupportedFunction(f"its work after the product uses {spec.dtype} tensors; the built-in matmul "
+                                      "kernel's epilogue handles float32, float16 and bfloat16")
+    full = epilogue.inputs[0].shape
+    rows = Plan("rowwise", tuple(_input_kind(spec.shape, full, 1, i) for i, spec in enumerate(epilogue.inputs)),
+                tuple(_output_kind(spec.shape, full, 1, i) for i, spec in enumerate(epilogue.outputs)), 0, 1)
+    lowering = _lower(epilogue, rows)  # once, to size the scratch buffers
+    grid = [(tile, buffers) for buffers in (2, 1) for tile in fitting_tiles(plan)
+            if _ub_bytes(epilogue, rows, lowering, tile, buffers) + c_block_bytes(plan, tile) <= UB_BUDGET]
+    if not grid:
+        raise UnsupportedFunction("its epilogue's working set does not fit the UB beside a block of the product "
+                                  "with one row per tile")
+    return [Candidate(emit_matmul(task, plan, _epilogue_code(plan, rows), tile, buffers), MATMUL_VERSION,
+                      {"template": "matmul", "tile": tile, "buffers": buffers},
+                      f"matmul kernel (cube unit, the work after it on the vector unit), {tile}-element tiles, "
+                      f"{buffers} buffer(s) per queue")
+            for tile, buffers in grid[: max(1, variants)]]
+
+
+def _epilogue_code(plan: MatmulPlan, rows: Plan) -> EpilogueCode:
+    """The epilogue's lowering and its inputs' and outputs' parts; input 0 (the product) is the template's."""
+    lowering = _lower(plan.epilogue, rows)
+    parts = _Parts()
+    for index, kind in enumerate(rows.input_kinds):
+        if index:
+            _INPUT_EMITTERS[("rowwise", kind)](parts, index)
+    for index, kind in enumerate(rows.output_kinds):
+        _OUTPUT_EMITTERS[("rowwise", kind)](parts, index)
+    return EpilogueCode(epilogue_types(plan), parts.init, parts.members, parts.copy_in,
+                        [*parts.dequeue, *lowering.lines, *parts.enqueue, *parts.free], parts.copy_out,
+                        max(1, lowering.slots("full")), max(1, lowering.slots("col")), max(1, lowering.slots("mask")))
 
 
 def _row_fits(task: KernelTask, plan: Plan, candidates: list[Candidate]) -> bool:

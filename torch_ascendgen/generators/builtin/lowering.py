@@ -628,17 +628,24 @@ def _zero_where_above(lo: Lowering, value: Val, arg: Val, limit: float) -> None:
     lo.release(keep)
 
 
-def _normal_cdf_of(lo: Lowering, z: Val) -> Val:
+def _normal_cdf_of(lo: Lowering, z: Val, finite_sign: bool = False) -> Val:
     """Phi = (1 + erf(z)) / 2 for z = x / sqrt(2), as m - sign * erfc(|z|) / 2 with m = (1 + sign) / 2: exactly
     erfc(|z|) / 2 for z < 0 (no 1 + erf cancellation), 1 - erfc(z) / 2 above. sign = z / (|z| + tiny) is NaN at
-    +-inf, where PyTorch's gelu is NaN too."""
+    +-inf, where PyTorch's float32 and bfloat16 gelu are NaN too; with ``finite_sign`` (float16, whose gelu is inf
+    at +inf) z is clamped to float's range first, so that sign is +-1 there."""
     a = lo.unary("Abs", z)
     half_erfc = _erfc_of_abs(lo, a)
     lo.emit(f"Muls({half_erfc.expr}, {half_erfc.expr}, 0.5f, {lo.N});")
     _zero_where_above(lo, half_erfc, a, _ERF_ZERO_BEYOND)
+    if finite_sign:
+        z = lo.with_scalar("Mins", z, Val("scalar", "3.0e38f"))
+        lo.emit(f"Maxs({z.expr}, {z.expr}, -3.0e38f, {lo.N});")
+        lo.emit(f"Mins({a.expr}, {a.expr}, 3.0e38f, {lo.N});")
     lo.emit(f"Adds({a.expr}, {a.expr}, 1e-30f, {lo.N});")
     sign = lo.binary("Div", z, a)
     lo.release(a)
+    if finite_sign:
+        lo.release(z)
     lo.emit(f"Mul({half_erfc.expr}, {half_erfc.expr}, {sign.expr}, {lo.N});")
     lo.emit(f"Muls({sign.expr}, {sign.expr}, 0.5f, {lo.N});")
     lo.emit(f"Adds({sign.expr}, {sign.expr}, 0.5f, {lo.N});")
@@ -661,7 +668,7 @@ def _gelu(lo: Lowering, node, x, approximate="none"):
         _zero_where_above(lo, cdf, inner_arg, -_TANH_ZERO_BELOW)
     else:
         inner_arg = lo.with_scalar("Muls", x, Val("scalar", "0.7071067811865476f"))
-        cdf = _normal_cdf_of(lo, inner_arg)
+        cdf = _normal_cdf_of(lo, inner_arg, finite_sign=getattr(node.meta.get("val"), "dtype", None) == torch.float16)
     lo.release(inner_arg)
     lo.emit(f"Mul({cdf.expr}, {cdf.expr}, {x.expr}, {lo.N});")
     return cdf
