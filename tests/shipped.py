@@ -18,7 +18,7 @@ REPO = Path(__file__).resolve().parents[1]
 def shipped_kernels() -> dict[str, tuple[str, bool]]:
     """name -> (source, follows the contract): every built-in template variant (between them, the tasks below
     take every template, the looped one's row and column forms, both buffer counts, the sort and histc
-    templates), every seed, every
+    templates, the matmul template), every seed, every
     tests/kernels kernel."""
     x = torch.randn
     tasks = {
@@ -32,6 +32,7 @@ def shipped_kernels() -> dict[str, tuple[str, bool]]:
         "sort_topk": (lambda a: torch.topk(a, 4), [x(8, 100)]),
         "sort_stable": (lambda a: torch.sort(a, stable=True), [x(8, 100, dtype=torch.bfloat16)]),
         "histc": (lambda a: torch.histc(a, 10, -1, 1), [x(64, 64)]),
+        "matmul_gelu": (lambda a, w, b: torch.nn.functional.gelu(a @ w + b), [x(40, 24), x(24, 48), x(48)]),
     }
     kernels = {}
     for name, (function, inputs) in tasks.items():

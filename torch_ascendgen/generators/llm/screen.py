@@ -34,7 +34,9 @@ from torch_ascendgen.records import ENTRY, TILING_FUNCTION
 
 MAX_SOURCE_BYTES = 160 * 1024  # the built-in sort kernel, radix passes for integer keys included, is ~95 KB
 ALLOWED_HEADERS = frozenset({"kernel_operator.h", "cstdint", "stdint.h", "cstddef", "stddef.h", "cmath", "math.h",
-                             "climits", "limits.h", "cfloat", "float.h", "type_traits", "limits"})
+                             "climits", "limits.h", "cfloat", "float.h", "type_traits", "limits",
+                             # the high-level Matmul API, under the names CANN's kernels include it by
+                             "lib/matmul_intf.h", "lib/matmul/matmul_intf.h", "lib/matrix/matmul/matmul.h"})
 ALLOWED_ATTRIBUTES = frozenset({"aligned", "always_inline", "noinline", "unused", "maybe_unused", "packed", "noreturn",
                                 "pure", "const", "hot", "cold", "flatten", "vector_size", "may_alias", "nodiscard",
                                 "fallthrough", "likely", "unlikely", "deprecated", "restrict", "format", "nonnull"})
@@ -191,8 +193,8 @@ def _check_include(rest: str) -> str:
                              '"kernel_operator.h" (never through a macro)')
     header = (spelled.group(1) or spelled.group(2) or "").strip()
     if header not in ALLOWED_HEADERS:
-        raise ScreenRejected(f'#include <{header}> is not allowed: include only "kernel_operator.h" (and '
-                             f"standard type headers such as <cstdint>)")
+        raise ScreenRejected(f'#include <{header}> is not allowed: include only "kernel_operator.h", '
+                             '"lib/matmul_intf.h" (the Matmul API) and standard type headers such as <cstdint>')
     return header
 
 
