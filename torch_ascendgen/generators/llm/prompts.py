@@ -98,4 +98,7 @@ def _soc_facts(soc: SocProfile) -> str:
     dtypes = "float32, float16" + (", bfloat16 (storage and Cast only)" if soc.has_bf16 else "")
     pad = "available" if soc.has_datacopy_pad else "NOT available (pad tails another way)"
     return (f"Target SoC {soc.name}: {soc.vector_cores} vector cores (coreNum), {soc.ub_bytes} bytes of UB per "
-            f"core, dtypes {dtypes}, int32/int16 for integer work, DataCopyPad {pad}.")
+            f"core, dtypes {dtypes}, int32/int16 for integer work, DataCopyPad {pad}. {soc.cube_cores} cube cores "
+            f"for matrix products (L1 {soc.l1_bytes}, L0A {soc.l0a_bytes}, L0B {soc.l0b_bytes}, L0C {soc.l0c_bytes} "
+            'bytes): Mmad and Fixpipe, or the Matmul API (#include "lib/matmul_intf.h", REGIST_MATMUL_OBJ, a '
+            "TCubeTiling in your TilingData) in a KERNEL_TYPE_MIX_AIC_1_2 kernel.")
