@@ -16,7 +16,8 @@ by cause, and per API group and per author.
 
 A case compiles when every entry it uses builds; it is correct when every variant's outputs match. Causes:
 ``operator project`` (a kernel without the op_host sources that feed it), ``compile error:
-<first missing API or header>``, ``simulator diagnostic: <kind>``, ``wrong result``, ``timeout``, ``crash``.
+<first missing API or header>``, ``host tiling`` (the host tiling helper a variant computes its tiling with is missing
+or refuses it), ``simulator diagnostic: <kind>``, ``wrong result``, ``timeout``, ``crash``.
 """
 
 from __future__ import annotations
@@ -239,7 +240,10 @@ def compare(launch: Launch | OpLaunch, args_after: tuple) -> str:
 def run_variant(kernel: SimKernel | OpProject, variant: Variant, soc: str = "") -> tuple[str, str]:
     """(cause, detail) of one launch; ('', '') when it is correct."""
     generator = torch.Generator().manual_seed(SEED)
-    launch = variant.make(generator)
+    try:
+        launch = variant.make(generator)
+    except ValueError as exc:  # a host tiling helper (host_tiling.py) missing or refusing the launch's shape
+        return "host tiling", str(exc)[:200]
     try:
         if isinstance(launch, OpLaunch):
             # its host code and kernel in a sandboxed child, the kernel with bisheng's --cce-auto-sync

@@ -20,14 +20,16 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import torch
-from host_tiling import host_tiling
+from host_tiling import host_tiling, matmul_api_tiling
 
 from torch_ascendgen.targets.sim.list_tensor import ListOf
 
 GROUPS = ("basic_arith_logic", "math_library", "data_movement", "sort_selection", "reductions", "high_level",
-          "static_list_tensors", "std_utils", "debug")
+          "static_list_tensors", "std_utils", "debug", "cube", "matmul_api", "mixed_aic_aiv")
 
-ARITH, MATH, MOVE, SORT, REDUCE, HIGH, STATIC, STD, DEBUG = GROUPS
+# issue 16's groups: cube = the low-level cube instructions (DataCopy Nd2Nz, LoadData, Mmad, Fixpipe),
+# matmul_api = the high-level Matmul object, mixed_aic_aiv = cube and vector cores handing data over
+ARITH, MATH, MOVE, SORT, REDUCE, HIGH, STATIC, STD, DEBUG, CUBE, MMAPI, MIXED = GROUPS
 
 
 @dataclass(frozen=True)
@@ -1398,6 +1400,255 @@ def driving_cases() -> list[Case]:
     ]
 
 
+# ---- matmul kernels (issue 16): the cube unit, the Matmul API, mixed AIC/AIV launches ----------------------------
+
+LIB_API_WORKSPACE = 16 * 1024 * 1024  # GetLibApiWorkSpaceSize, the system workspace before the user's
+
+
+def _matmul_reference(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """a @ b accumulated exactly (float64), as float32: the cube accumulates fp16/bf16 products in float32 and int8
+    products in int32, each exact here, so only the order of the float32 additions differs."""
+    return (a.double() @ b.double()).float()
+
+
+def _leakyrelu_tiling(m: int, n: int, k: int) -> bytes:
+    """MatmulLeakyReluTiling {M, N, K, baseM, baseN, baseK, l1Prefetch}: pybind11.cpp's DEFAULT_* (128, 128, 128, 4)."""
+    return pack("7i", m, n, k, 128, 128, 128, 4)
+
+
+def _matmul_leakyrelu(dtype, m: int, n: int, k: int):
+    """c = LeakyRelu(a @ b, 0.001) in float32 (the slope leakyrelu.h hard-codes); pybind11.cpp launches 20 blocks with
+    a workspace of baseM * baseN * WORKSPACE_DEPTH(4) accumulators per block."""
+    def make(g):
+        if dtype == torch.int8:
+            a, b = integers(g, (m, k), -8, 8, torch.int8), integers(g, (k, n), -8, 8, torch.int8)
+        else:
+            a, b = uniform(g, (m, k), dtype=dtype), uniform(g, (k, n), dtype=dtype)
+        workspace = torch.zeros(128 * 128 * 4 * 4 * 20, dtype=torch.uint8)
+        expected = torch.nn.functional.leaky_relu(_matmul_reference(a, b), 0.001)
+        return Launch(20, (a, b, torch.zeros(m, n), workspace, _leakyrelu_tiling(m, n, k)), {2: expected},
+                      atol=1e-4, rtol=1e-5)
+    return make
+
+
+def _int8_matmul_scale(m: int, n: int, k: int):
+    """c = half(float(a @ b) * scale[n]): int32 accumulators Cast to float (exact below 2^24), Mul by the column
+    scale, Cast to half (CAST_NONE: round to nearest even). pybind11.cpp launches 2 blocks."""
+    def make(g):
+        a, b = integers(g, (m, k), -128, 127, torch.int8), integers(g, (k, n), -128, 127, torch.int8)
+        scale = uniform(g, (n,), -2, 2) * 1e-4
+        workspace = torch.zeros(128 * 128 * 4 * 4 * 2, dtype=torch.uint8)
+        expected = (_matmul_reference(a, b) * scale).half()
+        return Launch(2, (a, b, scale, torch.zeros(m, n, dtype=torch.half), workspace,
+                          pack("6i", m, n, k, 128, 128, 128)), {3: expected})
+    return make
+
+
+def _reshape_matmul_quant(m: int, n: int, h_k: int, lo: float):
+    """y = int8 row-wise dynamic quantization of (x viewed [m * n / h_k, h_k]) @ h, viewed back [m, n]: per row
+    scale = absmax * (1/127) (Muls), each value times 1/scale (a float scalar), Cast to half then to int8 (CAST_NONE:
+    round to nearest even). One block per 128 rows; ReshapeMatmulQuantTiling as pybind11.cpp fills it; a float32
+    workspace of [m, n]. atol 1: a float32 sum in another order can land on the other side of a rounding edge."""
+    def make(g):
+        x, h = uniform(g, (m, n), lo, 1, torch.bfloat16), uniform(g, (h_k, h_k), lo, 1, torch.bfloat16)
+        product = _matmul_reference(x.reshape(-1, h_k), h).reshape(m, n)
+        scale = product.abs().amax(1) * torch.tensor(1 / 127, dtype=torch.float32)
+        quantized = (product * (1 / scale)[:, None]).half().float().round().to(torch.int8)
+        tiling = pack("9i", m, n, h_k, 128, 256, 64, 256, n // 256, h_k // 256)
+        return Launch(m // 128, (x, h, torch.zeros(m, n, dtype=torch.int8), torch.zeros(m * n * 4, dtype=torch.uint8),
+                                 tiling), {2: quantized}, atol=1)
+    return make
+
+
+def _row_scan(rows: int, s: int):
+    """z = the inclusive prefix sum of each row of x [rows, s] (fp16 in, float out), computed a tile of s rows at a
+    time as x_tile @ triu(ones(s)) (the kernel's own lower-triangular constant in GM, loaded transposed).
+    torch_scan.h: RowScanTiling {rows * s, s}, min(AIC cores (20 on the repository's Ascend910B4), rows) blocks. When
+    rows is not a multiple of s the last tile is still read and written whole (GetWorkDistribution counts tiles
+    rounded up), past the end of x and z: the variant expects the simulator to stop it."""
+    def make(g):
+        x = uniform(g, (rows, s), dtype=torch.half)
+        expected = x.double().cumsum(1).float()
+        return Launch(min(20, rows), (x, torch.zeros(rows * s), torch.zeros(32, dtype=torch.uint8),
+                                      pack("2I", rows * s, s)), {1: expected})
+    return make
+
+
+def _block_scan(tiles: int, s: int):
+    """z = the inclusive prefix sum of each run of s * s elements of x (the repository's test: x @ triu(ones(s*s))
+    per run), computed as A @ U + L @ (A @ 1) from the upper (triu(ones(s))) and strictly lower (tril(ones(s), -1))
+    matrices the host passes; A @ 1, the row totals, goes through L1 as half (Fixpipe F322F16), hence the
+    repository's own tolerance (atol 1e-2, rtol 1e-3). min(20, tiles) blocks."""
+    def make(g):
+        x = (torch.randn(tiles, s * s, generator=g) * 0.1).half()
+        ones = torch.ones(s, s, dtype=torch.half)
+        expected = x.double().cumsum(1).float()
+        return Launch(min(20, tiles), (x, torch.triu(ones), torch.tril(ones, -1), torch.zeros(tiles * s * s),
+                                       torch.zeros(32, dtype=torch.uint8), pack("2I", tiles * s * s, s)),
+                      {3: expected}, atol=1e-2, rtol=1e-3)
+    return make
+
+
+UNALLOCATED_CAST = ("for int8, LeakyKernel::Process Casts the int32 accumulators into reluCastLocal, a LocalTensor "
+                    "never taken from castBuf_ (Init only sizes it): on the NPU it writes UB address 0, the input "
+                    "queue's buffer, and works by that aliasing (upstream bug; the simulator stops an empty "
+                    "LocalTensor)")
+
+SCALE_RACE = ("ScaleKernel::Process copies the scale row into a TBuf (MTE2) and its Mul reads it (V) with only "
+              "PipeBarrier<PIPE_MTE2> between them, which orders MTE2 with itself (the PipeBarrier page): an MTE2->V "
+              "hand-over with no flag (upstream bug, as InfiniCore random_sample's; with full barriers in a local "
+              "copy, both variants match torch)")
+
+TCUSCAN_COMMIT = "ddcd5cef186e23ea433766ebaf7e40acce2ec91d"
+
+
+def matmul_cases() -> list[Case]:
+    """Public cube kernels: duoduoyi6's hand-written Nd2Nz/LoadData/Mmad/Fixpipe pipeline handing tiles to the vector
+    cores through a GM ring (CrossCoreSetFlag), huawei-csl's scans on the cube."""
+    duo = dict(author="duoduoyi6", repo="duoduoyi6/ascendC_debug_agent", commit=DUODUOYI_COMMIT, licence="Apache-2.0",
+               fmt="kernel-launch")
+    leaky = "archive_tasks/matmul_leakyrelu/kernel/matmul_leakyrelu_{}.cpp"
+    csl = dict(author="huawei-csl", repo="huawei-csl/pytorch-tcuscan", commit=TCUSCAN_COMMIT,
+               licence="BSD-3-Clause-Clear")
+    return [
+        Case("duoduoyi6/matmul_leakyrelu_fp16", path=leaky.format("fp16"), groups=(CUBE, MIXED, ARITH, MOVE),
+             variants=(
+                 Variant("matmul_leakyrelu_custom_fp16", "fp16 256x640 @ 640x384 (6 tiles, K in 4+1 L1 loads)",
+                         _matmul_leakyrelu(torch.half, 256, 384, 640)),
+                 Variant("matmul_leakyrelu_custom_fp16", "fp16 128x128 @ 128x128 (one tile)",
+                         _matmul_leakyrelu(torch.half, 128, 128, 128)),
+             ), note="GM ND -> L1 Nz (DataCopy Nd2NzParams), L1 -> L0A/L0B by LoadData3DParamsV2, Mmad, Fixpipe to a "
+                     "GM ring the vector cores read (CrossCoreSetFlag/WaitFlag mode 2, 4 slots), LeakyRelu", **duo),
+        Case("duoduoyi6/matmul_leakyrelu_int8", path=leaky.format("int8"), groups=(CUBE, MIXED, ARITH, MOVE),
+             variants=(
+                 Variant("matmul_leakyrelu_custom_int8", "int8 128x256 @ 256x256", _matmul_leakyrelu(torch.int8, 128,
+                                                                                                      256, 256),
+                         diagnostic="bad_argument"),
+             ), note="int8 B goes to L0B by LoadDataWithTranspose (LoadData2dTransposeParams); " + UNALLOCATED_CAST,
+             **duo),
+        Case("duoduoyi6/int8_matmul_scale", path="archive_tasks/quant_matmul/kernel/int8_matmul_scale.cpp",
+             groups=(CUBE, MIXED, ARITH, MOVE), variants=(
+                 Variant("int8_matmul_scale_custom", "int8 256x384 @ 384x384, 2 blocks",
+                         _int8_matmul_scale(256, 384, 384), diagnostic="pipe_race"),
+                 Variant("int8_matmul_scale_custom", "int8 128x640 @ 640x128, 2 blocks (one idle; K in 3+2)",
+                         _int8_matmul_scale(128, 128, 640), diagnostic="pipe_race"),
+             ), note="the int8 cube pipeline (LoadDataWithTranspose for B), int32 accumulators through the GM ring, "
+                     "Cast/Mul/Cast on the vector cores. " + SCALE_RACE, **duo),
+        Case("duoduoyi6/reshape_matmul_quant_bf16",
+             path="archive_tasks/reshape_matmul_rowwise_quant_int8/kernel/reshape_matmul_quant_bf16.cpp",
+             groups=(CUBE, MIXED, REDUCE, ARITH, MOVE), variants=(
+                 Variant("reshape_matmul_quant_bf16", "bf16 256x512 in 256-chunks @ 256x256, 2 blocks",
+                         _reshape_matmul_quant(256, 512, 256, 0.0)),
+                 Variant("reshape_matmul_quant_bf16", "bf16 384x768 in 256-chunks @ 256x256 (signed), 3 blocks",
+                         _reshape_matmul_quant(384, 768, 256, -1.0)),
+             ), note="bf16 cube (LoadData3DParamsV2 for both L0A and L0B), Fixpipe with a GM row stride, one "
+                     "CrossCoreSetFlag after all tiles, then ReduceMax/GetValue row maxima and Cast float->half->int8 "
+                     "on the vector cores", **duo),
+        Case("huawei-csl/row_scan", path="src/row_scan.cpp", groups=(CUBE, MOVE), variants=(
+            Variant("row_scan_fp16", "fp16 256 rows of 64 (4 tiles)", _row_scan(256, 64)),
+            Variant("row_scan_fp16", "fp16 300 rows of 128 (2 tiles and a tail of 44 rows)", _row_scan(300, 128),
+                    diagnostic="gm_out_of_bounds"),
+            Variant("row_scan_fp16", "fp16 64 rows of 32 (2 tiles)", _row_scan(64, 32)),
+        ), note="cube-only (ASCEND_IS_AIC): lower-triangular all-ones matrices as `const static __gm__ half[]` in the "
+                "kernel binary (constants.h), LoadData2dParams with ifTranspose into L0B, Mmad, Fixpipe with the "
+                "v200 FixpipeParams/Nz2NdParams. A row count that is not a multiple of the tile size makes the "
+                "last block read and write a whole tile past x and z (upstream bug; the repository's own test "
+                "shapes, 20 * 128 * 128 * i - 13 rows, do so unnoticed)", **csl),
+        Case("huawei-csl/block_scan", path="src/block_scan.cpp", groups=(CUBE, MOVE), variants=(
+            Variant("block_scan_fp16", "fp16 12 runs of 32x32", _block_scan(12, 32)),
+            Variant("block_scan_fp16", "fp16 3 runs of 64x64", _block_scan(3, 64)),
+            Variant("block_scan_fp16", "fp16 21 runs of 16x16 on 20 blocks (2 runs each on the first 10)",
+                    _block_scan(21, 16)),
+        ), note="three Mmads per tile accumulating in L0C, an L0C -> L1 Fixpipe (F322F16, CFG_NZ) feeding the next "
+                "Mmad's B, InitConstValue of an all-ones L1 matrix. Its constructor's "
+                "ASCENDC_ASSERT((num_tiles_ <= 0)) is inverted (it holds only when there is no work); "
+                "ASCENDC_ASSERT is compiled out of NPU builds (CPU-debug only), so upstream never sees it", **csl),
+    ]
+
+
+DRIVING_UB_BYTES = 196608  # GetCoreMemSize(UB) on Atlas A2 (the simulator's A2 profiles)
+
+
+def _sparse_matmul_tiling(dtype, kernel: tuple[int, int, int], c_in: int, c_out: int, tasks: int,
+                          aic: int) -> tuple[bytes, int]:
+    """SparseMatmulTilingData as sparse_matmul_tiling.cpp's TilingForSparseMatmul fills it (followed by hand, with the
+    MatmulApiTiling it asks for computed by host_tiling.matmul_api_tiling): 13 uint32, then mm0TilingData; and
+    matmulTaskPerIter, which sizes the workspace."""
+    size = 2 if dtype == torch.half else 4
+    k0, k1, k2 = kernel
+    volume = k0 * k1 * k2
+    ub = int(DRIVING_UB_BYTES * 0.8)  # AVALIABLE_UB_RATIO: ubSize *= 0.8 on a uint64_t
+    aiv = 2 * aic
+    in_aligned, volume_aligned = -(-c_in * size // 32) * 32 // size, -(-volume * size // 32) * 32 // size
+    single_loop = (ub - k2 * in_aligned * size) // ((1 + volume_aligned) * 4 + in_aligned * size)
+    per_iter = max(min(tasks // aiv + 1, 256), 1)
+    kind = "DT_FLOAT16" if dtype == torch.half else "DT_FLOAT"
+    cube = matmul_api_tiling(
+        *(f"tiling.Set{m}Type(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, "
+          f"matmul_tiling::DataType::{kind})" for m in "ABC"),
+        f"tiling.SetOrgShape({per_iter}, {c_out}, {c_in * volume})", f"tiling.SetShape({per_iter}, {c_out}, "
+        f"{c_in * volume})", "tiling.SetBias(false)", "tiling.SetBufferSpace(-1, -1, -1)")
+    return pack("13I", k0, k1, k2, c_in, c_out, tasks // aiv, tasks % aiv, single_loop, tasks, per_iter, ub, aiv,
+                single_loop) + cube, per_iter
+
+
+def _sparse_matmul(dtype, kernel: tuple[int, int, int], c_in: int, c_out: int, tasks: int, inputs: int,
+                   aic: int = 24):
+    """sparse_value[t] = sum over task t's entries e (former_sorted_indices[offset[t]:offset[t + 1]], each
+    input_index * volume + kernel_position) of features[input_index] @ weight[kernel_position] ([c_in, c_out]):
+    the kernel gathers each entry's feature row into an img2col row at its kernel position (zeros elsewhere) and
+    multiplies the rows by the [volume * c_in, c_out] weight with the Matmul API (IterateAll). Distinct kernel
+    positions per task (a repeated one would overwrite, not add). AIC-count blocks (SetBlockDim(aicNum)); the
+    tasks are split over the AIV cores."""
+    def make(g):
+        volume = kernel[0] * kernel[1] * kernel[2]
+        features = uniform(g, (inputs, c_in), dtype=dtype)
+        weight = uniform(g, (*kernel, c_in, c_out), -0.1, 0.1, dtype)
+        flat = weight.reshape(volume, c_in, c_out).double()
+        codes, offsets, expected = [], [0], torch.zeros(tasks, c_out, dtype=torch.float64)
+        for t in range(tasks):
+            count = int(torch.randint(1, volume + 1, (1,), generator=g))
+            positions = torch.randperm(volume, generator=g)[:count]
+            rows = torch.randint(0, inputs, (count,), generator=g)
+            for position, row in zip(positions.tolist(), rows.tolist()):
+                codes.append(row * volume + position)
+                expected[t] += features[row].double() @ flat[position]
+            offsets.append(len(codes))
+        tiling, per_iter = _sparse_matmul_tiling(dtype, kernel, c_in, c_out, tasks, aic)
+        workspace = torch.zeros(LIB_API_WORKSPACE + 2 * aic * per_iter * volume * c_in * features.element_size(),
+                                dtype=torch.uint8)
+        args = (features, weight, torch.tensor(offsets, dtype=torch.int32), torch.tensor(codes, dtype=torch.int32),
+                torch.zeros(len(codes), 4, dtype=torch.int32), torch.zeros(tasks, c_out, dtype=dtype),
+                torch.zeros(tasks, 4, dtype=torch.int32), workspace, tiling, 0)
+        return Launch(aic, args, {5: expected.to(dtype)})
+    return make
+
+
+def driving_matmul_cases() -> list[Case]:
+    base = "kernels/sparse_matmul/"
+    op = OpKernel("SparseMatmul", inputs=(("features", "DT_FLOAT16"), ("weight", "DT_FLOAT16"),
+                                          ("unique_indices_offset", "DT_INT32"),
+                                          ("former_sorted_indices", "DT_INT32"), ("indices", "DT_INT32")),
+                  outputs=(("sparse_value", "DT_FLOAT16"), ("sparse_indices", "DT_INT32")),
+                  tiling_header=base + "op_host/sparse_matmul_tiling.h")
+    common = dict(author="Ascend", repo="Ascend/DrivingSDK", commit=DRIVING_COMMIT, fmt="operator project",
+                  licence="BSD-3-Clause", path=base + "op_kernel/sparse_matmul.cpp",
+                  groups=(MMAPI, MIXED, MOVE))
+    note = ("img2col of sparse-conv features in GM (DataCopyPad rows, zeroed between rounds) times the weight "
+            "through the Matmul API (REGIST_MATMUL_OBJ, SetTensorA/B, SetSingleShape, IterateAll<true> into GM) from "
+            "the vector cores of a mixed launch; the tiling's TCubeTiling is MatmulApiTiling's (host_tiling.py), "
+            "the rest follows TilingForSparseMatmul by hand (its op_host file is sparse_matmul_tiling.cpp, not the "
+            "<op>.cpp the runner runs)")
+    return [
+        Case("Ascend/sparse_matmul", op=op, note=note, variants=(
+            Variant("sparse_matmul", "fp16 3x3x3 kernel, 16 -> 32 channels, 100 outputs from 50 inputs",
+                    _sparse_matmul(torch.half, (3, 3, 3), 16, 32, 100, 50)),
+            Variant("sparse_matmul", "fp16 1x3x3 kernel, 32 -> 16 channels, 30 outputs (fewer than the AIV cores)",
+                    _sparse_matmul(torch.half, (1, 3, 3), 32, 16, 30, 12)),
+        ), **common),
+    ]
+
 CASES: list[Case] = [*ggml_cases(), *sgl_cases(), *tencent_cases(), *opencv_cases(), *infinicore_cases(),
                      *vllm_cases(), *duoduoyi_cases(), *mindspore_cases(),
-                     *xllm_cases(), *driving_cases()]
+                     *xllm_cases(), *driving_cases(), *matmul_cases(),
+                     *driving_matmul_cases()]

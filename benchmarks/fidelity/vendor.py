@@ -2,6 +2,7 @@
 
     python benchmarks/fidelity/vendor.py --mirrors /work/.mirror           # the files PROVENANCE lists, checked
     python benchmarks/fidelity/vendor.py --mirrors /work/.mirror --update  # a maintainer adding a case
+    python benchmarks/fidelity/vendor.py --only matmul                      # the cases whose id contains "matmul"
 
 The repository ships no third-party code: only each repository's ``PROVENANCE`` (``kernels/<owner>/<name>/``, one
 line per file, ``<commit> <sha256> <path>``). ``<mirrors>/<owner>+<name>/repo`` is a bare git directory of GitHub
@@ -11,7 +12,8 @@ operator project's op_host half, and the repository's LICENSE and NOTICE files t
 (git ignores them), and checks each against the sha256 PROVENANCE records; ``--update`` writes PROVENANCE instead.
 A file two cases need at different commits must be identical, unless one of them is a snapshot case: its files go
 to ``kernels/<owner>/<name>/@<commit>/`` with their own PROVENANCE (the repository's licence, at its root, covers
-them).
+them). ``--only TEXT`` takes the cases whose id contains TEXT (their mirrors alone are needed); with ``--update`` it
+keeps the PROVENANCE lines of the other cases' files.
 """
 
 from __future__ import annotations
@@ -48,9 +50,9 @@ def git_reader(git_dir: Path, commit: str):
     return read, read_bytes
 
 
-def vendor(mirrors: Path, update: bool = False) -> None:
+def vendor(mirrors: Path, update: bool = False, only: str = "") -> None:
     files: dict[str, dict[str, tuple[str, bytes]]] = defaultdict(dict)  # vendored -> path -> (commit, bytes)
-    for case in CASES:
+    for case in (c for c in CASES if only in c.id):
         git_dir = mirrors / case.repo.replace("/", "+") / "repo"
         read, read_bytes = git_reader(git_dir, case.commit)
         paths = [case.path, *local_includes(read, case.path, case.include_roots).values()]
@@ -73,13 +75,22 @@ def vendor(mirrors: Path, update: bool = False) -> None:
         if not update:
             _check(vendored, entries)
         lines = [f"# {vendored}: files copied unmodified from https://github.com/{repo}", "# <commit> <sha256> <path>"]
-        for path, (commit, data) in sorted(entries.items()):
+        recorded = {path: f"{commit} {digest}" for path, (commit, digest) in _recorded(vendored, only).items()}
+        for path, (commit, data) in entries.items():
             (root / path).parent.mkdir(parents=True, exist_ok=True)
             (root / path).write_bytes(data)
-            lines.append(f"{commit} {sha256(data)} {path}")
+            recorded[path] = f"{commit} {sha256(data)}"
+        lines += [f"{entry} {path}" for path, entry in sorted(recorded.items())]
         if update:
             (root / PROVENANCE_FILE).write_text("\n".join(lines) + "\n")
         print(f"{vendored}: {len(entries)} files")
+
+
+def _recorded(vendored: str, only: str) -> dict[str, tuple[str, str]]:
+    """The PROVENANCE entries a partial run (``--only``) keeps: all of them; a full run rewrites them."""
+    if not only or not (repo_dir(vendored) / PROVENANCE_FILE).is_file():
+        return {}
+    return provenance(vendored)
 
 
 def _check(vendored: str, entries: dict[str, tuple[str, bytes]]) -> None:
@@ -95,8 +106,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mirrors", type=Path, default=Path("/work/.mirror"))
     parser.add_argument("--update", action="store_true", help="write PROVENANCE rather than check against it")
+    parser.add_argument("--only", default="", help="fetch the cases whose id contains this text")
     args = parser.parse_args()
-    vendor(args.mirrors, args.update)
+    vendor(args.mirrors, args.update, args.only)
 
 
 if __name__ == "__main__":
