@@ -16,6 +16,7 @@
 #include "sim/math_ops.h"
 #include "sim/tiling.h"
 #include "sim/std_utils.h"
+#include "sim/kernel_utils.h"
 #include "sim/debug.h"
 #include "sim/sort.h"
 #include "sim/proposal.h"
@@ -50,6 +51,7 @@
 #include "sim/data_cache.h"
 // Mixed AIC/AIV launches (issue 14): flags between vector cores (the kernel types: core.h, sim/kernel_type.h).
 #include "sim/cross_core.h"
+#include "sim/cpu_debug.h"
 // Inter-block synchronisation through GM (fidelity suite: DrivingSDK unique_v2).
 #include "sim/ib_sync.h"
 // The cube unit (issue 16): GM->L1 Nd2Nz, LoadData, Mmad, Fixpipe.

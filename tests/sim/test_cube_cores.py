@@ -475,3 +475,67 @@ def test_mode_0_flags_order_every_cube_core_of_the_launch():
     torch.testing.assert_close(out.view(blocks, 16)[:, 0], (torch.arange(blocks) + 1) % blocks * 10 + 1.0)
     error = expect_error("gm_write_race", kernel.launch, blocks, ws, out, 0, soc=A2)
     assert error.line == marked_line(CUBE_RING, "// @next") and "cube core (AIC)" in error.message
+
+
+# CANN CPU-debug names (sim/cpu_debug.h) and CrossCoreWaitFlag's default template arguments (cross_core.h): each core
+# writes g_coreType and GetSubBlockNum into its slot; the AIC hands a GM value to its AIVs with CrossCoreWaitFlag<0x2>
+# (the default pipe), and waits for them the same way. MODE 1 runs an ASCENDC_ASSERT that is false and names no declared
+# variable (compiled out, as on the NPU), MODE 2 calls a raw intrinsic.
+CPU_DEBUG = r"""
+#include "kernel_operator.h"
+using namespace AscendC;
+
+extern "C" __global__ __aicore__ void cpu_debug(GM_ADDR ws, GM_ADDR out, uint32_t mode)
+{
+    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2);
+    const int64_t slot = g_coreType == AIC ? 2 * GetBlockNum() + GetBlockIdx() : GetBlockIdx();
+    GlobalTensor<int32_t> wg, og;
+    wg.SetGlobalBuffer((__gm__ int32_t*)ws, GetBlockNum() * 16);
+    og.SetGlobalBuffer((__gm__ int32_t*)out + slot * 16, 16);  // a 64-byte slot: one cache line each
+    og.SetValue(0, g_coreType);
+    og.SetValue(1, int32_t(GetSubBlockNum()));
+    KERNEL_LOG(KERNEL_INFO, "kind %d", int32_t(g_coreType));
+    if (g_coreType == AIC) {
+        wg.SetValue(GetBlockIdx() * 16, int32_t(100 + GetBlockIdx()));
+        DataCacheCleanAndInvalid<int32_t, CacheLine::ENTIRE_DATA_CACHE>(wg);
+        CrossCoreSetFlag<0x2, PIPE_S>(3);
+        CrossCoreWaitFlag<0x2>(4);
+        if (mode == 1) {
+            ASCENDC_ASSERT(g_coreType == AIV && undeclared_size > 0, { KERNEL_LOG(KERNEL_ERROR, "no AIV"); });
+        }
+        if (mode == 2) wait_flag_dev(3);  // @raw
+        return;
+    }
+    CrossCoreWaitFlag<0x2>(3);
+    og.SetValue(2, wg.GetValue(GetBlockIdx() / GetSubBlockNum() * 16));
+    CrossCoreSetFlag<0x2, PIPE_S>(4);
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def cpu_debug_kernel():
+    return compile_kernel(CPU_DEBUG, "cpu_debug")
+
+
+def test_cpu_debug_names_tell_the_core_kind_and_the_default_wait_pairs_with_mode_2(cpu_debug_kernel):
+    blocks = 3
+    out = torch.full((3 * blocks, 16), -1, dtype=torch.int32)
+    report = cpu_debug_kernel.launch(blocks, torch.zeros(blocks * 16, dtype=torch.int32), out, 0, soc=A2,
+                                     block_order_seed=4)
+    aiv, aic = out[:2 * blocks], out[2 * blocks:]
+    assert aiv[:, 0].tolist() == [2] * (2 * blocks) and aic[:, 0].tolist() == [1] * blocks, "g_coreType: AIV 2, AIC 1"
+    assert aiv[:, 1].tolist() == [2] * (2 * blocks) and aic[:, 1].tolist() == [1] * blocks, "GetSubBlockNum, 1_2"
+    assert aiv[:, 2].tolist() == [100 + i // 2 for i in range(2 * blocks)], "each AIV reads its AIC's value"
+    lines = report.debug_text.splitlines()
+    assert sum(line.endswith("] [INFO] kind 1") for line in lines) == blocks
+    assert sum(line.endswith("] [INFO] kind 2") for line in lines) == 2 * blocks
+
+
+def test_ascendc_assert_is_compiled_out_as_on_the_npu_and_a_raw_intrinsic_stops_at_its_line(cpu_debug_kernel):
+    ws, out = torch.zeros(16, dtype=torch.int32), torch.full((3, 16), -1, dtype=torch.int32)
+    report = cpu_debug_kernel.launch(1, ws, out, 1, soc=A2)
+    assert out[:, 0].tolist() == [2, 2, 1] and out[:2, 2].tolist() == [100, 100]
+    assert "[ERROR]" not in report.debug_text
+    error = expect_error("unsupported_api", cpu_debug_kernel.launch, 1, ws, out, 2, soc=A2)
+    assert error.line == marked_line(CPU_DEBUG, "// @raw") and "CrossCoreWaitFlag" in error.message

@@ -111,7 +111,10 @@ void CrossCoreSetFlag(uint16_t flagId, ascendc_sim::Loc loc = ascendc_sim::Loc::
     launch.barrier_cv.notify_all();
 }
 
-template <uint8_t modeId, pipe_t pipe>
+// The defaults (modeId 0, PIPE_S) are CrossCoreWaitFlag's only (asc-devkit issue 1613 / PR 5493: CrossCoreSetFlag's
+// template arguments have no defaults; on the 2201 architecture a wait's modeId and pipe do not change what the
+// hardware does). Kernels write `CrossCoreWaitFlag<0x2>(id)`.
+template <uint8_t modeId = 0, pipe_t pipe = PIPE_S>
 void CrossCoreWaitFlag(uint16_t flagId, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
     using namespace ascendc_sim;
     auto& c = core(loc);

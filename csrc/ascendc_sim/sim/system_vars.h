@@ -9,7 +9,8 @@
 //   dav-m200; the v8.5.0 table lists A2/A3 only).
 // - GetDataBlockSizeInBytes: 32 on every SoC the simulator models.
 // - GetSubBlockNum: the vector cores per block of the launch's kernel type on AIV (1, or 2 for
-//   KERNEL_TYPE_MIX_AIC_1_2: kernel_type.h); 1 on AIC (as GetTaskRatio.md's table gives for the AIC).
+//   KERNEL_TYPE_MIX_AIC_1_2: kernel_type.h); 1 on AIC for every kernel type (GetSubBlockNum(ISASI).md table 1, also
+//   MIX_AIC_1_2; GetTaskRatio.md's table agrees).
 // - GetProgramCounter: the simulator has no program counter; it returns a stand-in that differs
 //   from line to line of the kernel (0x1000 + 4 * line), never a real address.
 // - get_block_idx()/get_block_num(): the NPU compiler's builtins that GetBlockIdx/GetBlockNum wrap, which

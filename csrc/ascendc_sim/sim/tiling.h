@@ -1,4 +1,5 @@
-// GET_TILING_DATA: the kernel's tiling struct, copied from the GM bytes the host filled.
+// GET_TILING_DATA: the kernel's tiling struct, copied from the GM bytes the host filled. The copy is a plain (non-const)
+// local: public kernels pass `&tiling_data` to functions taking a non-const pointer (DrivingSDK's sparse_matmul).
 #pragma once
 #include "core.h"
 
@@ -25,6 +26,6 @@ Tiling load_tiling(const uint8_t* gm, Loc loc) {
 }  // namespace ascendc_sim
 
 #define GET_TILING_DATA(name, tiling_gm) \
-    const TilingData name = ::ascendc_sim::load_tiling<TilingData>(reinterpret_cast<const uint8_t*>(tiling_gm), ::ascendc_sim::Loc::here())
+    TilingData name = ::ascendc_sim::load_tiling<TilingData>(reinterpret_cast<const uint8_t*>(tiling_gm), ::ascendc_sim::Loc::here())
 #define GET_TILING_DATA_WITH_STRUCT(type, name, tiling_gm) \
-    const type name = ::ascendc_sim::load_tiling<type>(reinterpret_cast<const uint8_t*>(tiling_gm), ::ascendc_sim::Loc::here())
+    type name = ::ascendc_sim::load_tiling<type>(reinterpret_cast<const uint8_t*>(tiling_gm), ::ascendc_sim::Loc::here())

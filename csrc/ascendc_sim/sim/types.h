@@ -23,6 +23,10 @@
 #endif
 // The NPU compiler's per-pass macro for the A2/A3 vector core (dav-c220, AIV): kernels that build one file for both
 // cores guard their vector code with it (`#ifdef __DAV_C220_VEC__`). The simulator runs the vector core.
+// __DAV_C220_CUBE__, the cube pass's macro, is left undefined: the simulator compiles one binary for both core kinds
+// and decides the kind at run time (ASCEND_IS_AIC), so defining both would put the cube branch of
+// `#if defined(__DAV_C220_CUBE__) ... #elif defined(__DAV_C220_VEC__)` on the vector cores too. Kernels that must run
+// cube code select it with `if ASCEND_IS_AIC` (or g_coreType, cpu_debug.h), which the simulator decides per core.
 #ifndef __DAV_C220_VEC__
 #define __DAV_C220_VEC__ 1
 #endif
