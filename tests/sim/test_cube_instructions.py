@@ -275,3 +275,68 @@ def test_img2col_load_and_one_mmad_compute_a_convolution(conv, case, via_registe
     conv.launch(1, x_nc1hwc0, w_c1khkwnc0, y, h, w, c, k, stride, dilation, pad, ho * wo, via_registers)
     expected = ref.permute(1, 2, 0).reshape(ho * wo, 16)
     assert torch.allclose(y.double(), expected, rtol=0, atol=1e-3 * c * k * k / 16)
+
+
+OLDER_FORMS = (KERNELS / "cube_older_forms.cpp").read_text()
+
+
+def test_older_spellings_load3d_into_l0b_is_bias_mmad_and_the_v200_fixpipe_match_torch():
+    kernel = compile_kernel(OLDER_FORMS, "cube_older_forms", filename="cube_older_forms.cpp")
+    m, k, n, gap = 32, 32, 48, 2
+    g = torch.Generator().manual_seed(5)
+    a, b, e = torch.randn(m, k, generator=g).half(), torch.randn(k, n, generator=g).half(), torch.randn(
+        k, n, generator=g).half()
+    column = m * 16 + gap * 8  # floats from one NZ column's start to the next (burst + dstStride blocks)
+    y_half, y_nz = torch.zeros(m, n, dtype=torch.half), torch.full(((n // 16 - 1) * column + m * 16,), -7.0)
+    kernel.launch(1, a, b, e, y_half, y_nz)
+    p = a.double() @ b.double() + a.double() @ e.double()  # isBias: the second Mmad adds to L0C
+    columns = torch.stack([y_nz[c * column:c * column + m * 16].view(m, 16) for c in range(n // 16)])
+    assert torch.allclose(columns.permute(1, 0, 2).reshape(m, n).double(), p, rtol=0, atol=1e-3)
+    gaps = torch.cat([y_nz[c * column + m * 16:(c + 1) * column] for c in range(n // 16 - 1)])
+    assert bool((gaps == -7.0).all()), "the dstStride gap between NZ columns must stay untouched"
+    assert torch.equal(y_half, columns.permute(1, 0, 2).reshape(m, n).half())  # NZ2ND with F322F16
+
+
+OLDER_REFUSALS = r"""
+#include "kernel_operator.h"
+using namespace AscendC;
+
+extern "C" __global__ __aicore__ void older_refusals(uint32_t mode)
+{
+    TPipe pipe;
+    TBuf<TPosition::B1> b1Buf;
+    TBuf<TPosition::B2> b2Buf;
+    TBuf<TPosition::CO1> c1Buf;
+    pipe.InitBuffer(b1Buf, 4096);
+    pipe.InitBuffer(b2Buf, 4096);
+    pipe.InitBuffer(c1Buf, 4096);
+    if (mode == 0) {
+        LoadData3DParamsV2<float> params;
+        params.l1H = 1;
+        params.l1W = 16;
+        params.channelSize = 16;
+        params.kExtension = 16;
+        params.mExtension = 16;
+        LoadData(b2Buf.Get<float>(), b1Buf.Get<float>(), params);  // float into B2
+    } else {
+        DataCopyEnhancedParams enhanced;
+        enhanced.blockMode = BlockMode::BLOCK_MODE_MATRIX;
+        DataCopy(b1Buf.Get<half>(), c1Buf.Get<float>(), DataCopyParams(1, 1, 0, 0), enhanced);  // CO1 -> L1
+    }
+}
+"""
+
+
+@pytest.fixture(scope="session")
+def older_refusals():
+    return compile_kernel(OLDER_REFUSALS, "older_refusals", filename="older_refusals.cpp")
+
+
+@pytest.mark.parametrize("mode, kind, text", [
+    (0, "unsupported_api", "Load3Dv2 into B2 is simulated for half and bfloat16_t only"),
+    (1, "bad_argument", "Atlas A2/A3 have no CO1 -> CO2 copy"),
+], ids=["load3d-float-into-b2", "enhanced-co1-copy-on-a2"])
+def test_the_older_forms_without_a_documented_a2_meaning_stop_with_the_reason(older_refusals, mode, kind, text):
+    with pytest.raises(SimulatorError) as raised:
+        older_refusals.launch(1, mode)
+    assert raised.value.kind == kind and text in str(raised.value), str(raised.value)

@@ -56,7 +56,7 @@ def _need(case) -> None:
 # rmsnorm_kernel is the high-level normalization group (RmsNorm with its tiling from the host API).
 SUBSET = ("ggml-org/get_row_q8_0", "ggml-org/get_row_f16", "sgl-project/kernel_helloworld",
           "sgl-project/build_tree_kernel", "mindspore-ai/reshape_and_cache_npd", "xLLM-AI/select_unshared_kv",
-          "Tencent/rmsnorm_kernel")
+          "Tencent/rmsnorm_kernel", "duoduoyi6/reshape_matmul_quant_bf16", "huawei-csl/row_scan")
 
 
 def test_the_suite_has_forty_kernels_by_five_authors_with_unique_ids():

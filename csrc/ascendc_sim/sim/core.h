@@ -280,11 +280,25 @@ inline void merge_clock(GmClock& into, const GmClock& k) {
     for (size_t i = 0; i < k.size(); ++i) into[i] = std::max(into[i], k[i]);
 }
 
+// Constant data the kernel defines itself (`const static __gm__ half table[] = {...}` in the kernel source, as public
+// cube kernels keep their triangular matrices): it lies in the kernel's own loaded image (which holds the simulator
+// too), from its ELF header to the end of its data, as the linker marks them. Its bounds are not known, only that
+// the access stays inside that image; so it is only read (check_gm_read), never written: a write there would reach
+// the simulator's own state.
+extern "C" const char __ehdr_start[] __attribute__((visibility("hidden")));
+extern "C" const char _end[] __attribute__((visibility("hidden")));
+
+inline bool in_kernel_image(uint64_t begin, uint64_t bytes) {
+    uint64_t first = reinterpret_cast<uint64_t>(__ehdr_start), last = reinterpret_cast<uint64_t>(_end);
+    return begin >= first && begin + bytes <= last;
+}
+
 // Every GM access must lie inside one tensor the launcher passed: the one its GlobalTensor was set
 // on when `home` is known, else the one it starts in. Running past the end of one tensor into its
 // neighbour is caught even if both are views of one allocation. Returns where the simulator finds
 // the bytes (gm_data): every API access to GM goes through here, and only through here.
-inline uint8_t* check_gm(const void* address, uint64_t bytes, const char* api, Loc loc, const GmHome& home = {}) {
+inline uint8_t* check_gm(const void* address, uint64_t bytes, const char* api, Loc loc, const GmHome& home = {},
+                         bool read_only = false) {
     uint64_t begin = reinterpret_cast<uint64_t>(address);
     if (bytes == 0) return reinterpret_cast<uint8_t*>(begin);
     CoreState& c = core(loc);
@@ -294,6 +308,7 @@ inline uint8_t* check_gm(const void* address, uint64_t bytes, const char* api, L
         if (begin >= home.base) fail_past_end(api, begin, bytes, home.base, home.bytes, home.arg_index, loc);
     }
     const SimRegion* region = find_region(*c.launch, begin);
+    if (region == nullptr && read_only && in_kernel_image(begin, bytes)) return reinterpret_cast<uint8_t*>(begin);
     if (region == nullptr) {
         const SimRegion* below = nullptr;
         for (const SimRegion& r : c.launch->regions)
@@ -308,6 +323,12 @@ inline uint8_t* check_gm(const void* address, uint64_t bytes, const char* api, L
     if (begin + bytes > region->base + region->bytes)
         fail_past_end(api, begin, bytes, region->base, region->bytes, region->arg_index, loc);
     return gm_data(region->base, region->alias, begin);
+}
+
+// A GM read: as check_gm, and constant data in the kernel's own image may be read too (in_kernel_image).
+inline const uint8_t* check_gm_read(const void* address, uint64_t bytes, const char* api, Loc loc,
+                                    const GmHome& home = {}) {
+    return check_gm(address, bytes, api, loc, home, true);
 }
 
 // A GM write, for the write-race check at the end of the launch. Copies under SetAtomicAdd/Max/Min

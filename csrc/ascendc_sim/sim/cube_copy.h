@@ -128,7 +128,7 @@ void nd2nz_from_gm(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const 
     for (uint32_t nd = 0; nd < p.ndNum; ++nd)
         for (uint32_t row = 0; row < p.nValue; ++row) {
             const T* from = src.GetPhyAddr() + uint64_t(nd) * p.srcNdMatrixStride + uint64_t(row) * p.srcDValue;
-            auto* at = ascendc_sim::check_gm(from, uint64_t(p.dValue) * sizeof(T), api, loc, src.sim_home());
+            auto* at = ascendc_sim::check_gm_read(from, uint64_t(p.dValue) * sizeof(T), api, loc, src.sim_home());
             nd2nz_row(to, reinterpret_cast<const T*>(at), p, nd, row);
         }
     uint64_t moved = uint64_t(p.ndNum) * p.nValue * p.dValue * sizeof(T);
@@ -295,7 +295,7 @@ void LoadData(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const LoadD
     if (params.repeatTimes == 0) return;
     uint64_t last = params.startIndex + uint64_t(params.repeatTimes - 1) * params.srcStride;
     uint64_t bytes = (last + 1) * sim_detail::kFractalBytes;
-    auto* from = ascendc_sim::check_gm(src.GetPhyAddr(), bytes, api, loc, src.sim_home());
+    auto* from = ascendc_sim::check_gm_read(src.GetPhyAddr(), bytes, api, loc, src.sim_home());
     sim_detail::load_2d(dst, reinterpret_cast<const T*>(from), bytes, params,
                         TPosition::GM, nullptr, ascendc_sim::kPipeMte2, api, loc);
 }
@@ -387,6 +387,66 @@ template <typename T>
 void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Nd2NzParams& params,
               ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
     sim_detail::nd2nz_from_gm(dst, src, params, loc);
+}
+
+// 增强数据搬运 (atlasascendc_api_07_0104, CANN 9.0.0-beta.1): "增强数据搬运功能仅在Atlas 推理系列产品AI Core产品型号的
+// CO1 -> CO2 (L0C Buffer -> UB) 通路支持"; on the other paths the call is the basic DataCopy and the enhanced
+// parameters have no effect. Atlas A2/A3 do not have the CO1 -> CO2 path (CO2 is Global Memory there, and the page
+// marks the enhanced copy unsupported). The 310P CO1 -> CO2 conversion is not simulated (unsupported_api).
+enum class BlockMode : uint8_t {
+    BLOCK_MODE_NORMAL = 0,
+    BLOCK_MODE_MATRIX,
+    BLOCK_MODE_VECTOR,
+    BLOCK_MODE_SMALL_CHANNEL,
+    BLOCK_MODE_DEPTHWISE,
+};
+
+enum class DeqScale : uint8_t { DEQ_NONE = 0, DEQ, VDEQ, DEQ8, VDEQ8, DEQ16, VDEQ16 };
+
+struct DataCopyEnhancedParams {
+    BlockMode blockMode = BlockMode::BLOCK_MODE_NORMAL;
+    DeqScale deqScale = DeqScale::DEQ_NONE;
+    uint64_t deqValue = 0;
+    uint8_t sidStoreMode = 0;
+    bool isRelu = false;
+};
+
+namespace sim_detail {
+
+template <typename T, typename U>
+void refuse_co1_copy(const LocalTensor<T>& dst, const LocalTensor<U>& src, Loc loc) {
+    if (src.GetPosition() != TPosition::CO1) return;
+    if (ascendc_sim::core(loc).soc().arch == 0)
+        fail(Diag::BadArgument, loc,
+             "DataCopy(DataCopyEnhancedParams): CO1 -> %s is the Atlas 推理系列 (310P) path (L0C -> UB); Atlas A2/A3 "
+             "have no CO1 -> CO2 copy (增强数据搬运.md). Move L0C out with Fixpipe (to GM, or to L1 with CFG_NZ).",
+             ascendc_sim::cube::position_name(dst.GetPosition()));
+    fail(Diag::UnsupportedApi, loc,
+         "DataCopy(DataCopyEnhancedParams): the 310P CO1 -> CO2 copy with its on-the-fly conversion is not simulated.");
+}
+
+}  // namespace sim_detail
+
+template <typename T>
+void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyParams& intriParams,
+              const DataCopyEnhancedParams& enhancedParams, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    (void)enhancedParams;  // no effect off the CO1 -> CO2 path
+    DataCopy(dst, src, intriParams, loc);
+}
+
+template <typename T>
+void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& intriParams,
+              const DataCopyEnhancedParams& enhancedParams, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    (void)enhancedParams;
+    DataCopy(dst, src, intriParams, loc);
+}
+
+template <typename T, typename U>
+void DataCopy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const DataCopyParams& intriParams,
+              const DataCopyEnhancedParams& enhancedParams, ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    (void)enhancedParams;
+    sim_detail::refuse_co1_copy(dst, src, loc);
+    DataCopy(dst, src, intriParams, loc);
 }
 
 }  // namespace AscendC

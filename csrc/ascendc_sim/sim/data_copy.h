@@ -222,7 +222,7 @@ void gm_to_ub(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const CopyP
     uint8_t* ub = reinterpret_cast<uint8_t*>(dst.GetPhyAddrPtr());
     for (uint32_t i = 0; i < plan.count; ++i)
         std::memcpy(ub + i * plan.dst_pitch,
-                    ascendc_sim::check_gm(gm + i * plan.src_pitch, plan.bytes, api, loc, src.sim_home()), plan.bytes);
+                    ascendc_sim::check_gm_read(gm + i * plan.src_pitch, plan.bytes, api, loc, src.sim_home()), plan.bytes);
     uint64_t moved = plan.bytes * plan.count;
     c.report->gm_to_ub_bytes += moved;
     c.report->data_copies += 1;
@@ -352,7 +352,7 @@ void pad_in(const LocalTensor<T>& dst, const GlobalTensor<T>& src, uint32_t coun
     uint8_t* ub = reinterpret_cast<uint8_t*>(dst.GetPhyAddrPtr());
     uint64_t elems = padded / sizeof(T);
     for (uint32_t i = 0; i < count; ++i) {
-        const uint8_t* from = ascendc_sim::check_gm(gm + i * plan.src_pitch, len, api, loc, src.sim_home());
+        const uint8_t* from = ascendc_sim::check_gm_read(gm + i * plan.src_pitch, len, api, loc, src.sim_home());
         T* row_out = reinterpret_cast<T*>(ub + i * plan.dst_pitch);
         // Padding and the dummy fill up to 32 bytes (DataCopyPad(ISASI).md): with no left/right padding
         // the dummy is the block's first element; with padding, the pad value when isPad, otherwise

@@ -410,6 +410,89 @@ void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<U>& src, const DataC
     sim_detail::fixpipe_to_gm(dst, src, sim_detail::co12_job(intriParams, api, loc), nullptr, api, loc);
 }
 
+// The older (v200) Fixpipe(GM, CO1, FixpipeParams<T>), as TIK's fixpipe page (atlastikapi_07_0093) describes its
+// fields: cburstNum bursts, one a column of fractals of L0C ([N1, M, N0]); burstLen its length in 32-byte blocks of
+// the source (m * 16 * sizeof(float) / 32); srcStride the gap between bursts in L0C (end to start, 256 elements);
+// dstStride the gap between bursts in GM (end to start, 32-byte blocks). With nz2ndParams.nz2ndEn the output is ND:
+// originalNSize columns, dstStride elements between rows, ndNum matrices srcNdStride * 1024 bytes apart in L0C and
+// dstNdStride elements apart in GM (SetFixpipeNz2ndFlag.md's units). Assumptions: with NZ2ND the columns come from
+// originalNSize and cburstNum is not read; reluEn and unitFlag act as in FixpipeParamsV220.
+struct QuantParams {
+    QuantMode_t quantPre = QuantMode_t::NoQuant;
+    uint64_t deqScalar = 0;
+};
+
+struct Nz2NdParams {
+    bool nz2ndEn = false;
+    uint16_t ndNum = 1;
+    uint16_t srcNdStride = 0;  // 1024-byte units
+    uint16_t dstNdStride = 0;  // elements
+    uint16_t originalNSize = 0;
+    Nz2NdParams() = default;
+    Nz2NdParams(bool nz2nd_en, uint16_t nd_num, uint16_t src_nd_stride, uint16_t dst_nd_stride,
+                uint16_t original_n_size)
+        : nz2ndEn(nz2nd_en), ndNum(nd_num), srcNdStride(src_nd_stride), dstNdStride(dst_nd_stride),
+          originalNSize(original_n_size) {}
+};
+
+template <typename T>
+struct FixpipeParams {
+    uint16_t cburstNum = 1;
+    uint16_t burstLen = 0;   // 32-byte blocks of the source
+    uint16_t srcStride = 0;  // 256-element units, end to start
+    uint32_t dstStride = 0;  // NZ: 32-byte blocks, end to start; NZ2ND: elements per row
+    bool reluEn = false;
+    uint8_t unitFlag = 0;
+    QuantParams quantParams;
+    Nz2NdParams nz2ndParams;
+};
+
+namespace sim_detail {
+
+template <typename T, typename U>
+FixJob v200_job(const FixpipeParams<U>& p, const char* api, Loc loc) {
+    constexpr uint32_t row_bytes = 16 * sizeof(U);
+    if (p.burstLen == 0 || p.burstLen * 32u % row_bytes != 0)
+        fail(Diag::BadArgument, loc,
+             "%s: burstLen %u (32-byte blocks) is not a whole number of %u-byte rows of 16 %s; set it to m * 16 * "
+             "sizeof(%s) / 32 for an m-row column of fractals.",
+             api, p.burstLen, row_bytes, ascendc_sim::dtype_name(ascendc_sim::dtype_of<U>),
+             ascendc_sim::dtype_name(ascendc_sim::dtype_of<U>));
+    FixJob job;
+    job.m = p.burstLen * 32u / row_bytes;
+    job.src_stride = job.m + uint32_t(p.srcStride) * 16;
+    job.nd = p.nz2ndParams.nz2ndEn;
+    if (job.nd) {
+        if (p.nz2ndParams.originalNSize == 0)
+            fail(Diag::BadArgument, loc, "%s: nz2ndEn is set but originalNSize is 0; set it to the matrix's columns.",
+                 api);
+        job.n = p.nz2ndParams.originalNSize;
+        job.dst_stride = p.dstStride;
+        job.nd_num = std::max<uint32_t>(p.nz2ndParams.ndNum, 1);
+        job.src_nd_stride = p.nz2ndParams.srcNdStride;
+        job.dst_nd_stride = p.nz2ndParams.dstNdStride;
+    } else {
+        ascendc_sim::cube::check_range(api, "cburstNum", p.cburstNum, 1, 4095, loc);
+        job.n = uint32_t(p.cburstNum) * 16;
+        job.dst_stride = uint32_t(job.m) * 16 * sizeof(T) / 32 + p.dstStride;  // start to start
+    }
+    job.mode = p.quantParams.quantPre;
+    job.scalar = p.quantParams.deqScalar;
+    job.relu = p.reluEn;
+    job.unit_flag = p.unitFlag;
+    return job;
+}
+
+}  // namespace sim_detail
+
+template <typename T, typename U, typename P>
+void Fixpipe(const GlobalTensor<T>& dst, const LocalTensor<U>& src, const FixpipeParams<P>& intriParams,
+             ascendc_sim::Loc loc = ascendc_sim::Loc::here()) {
+    const char* api = "Fixpipe(FixpipeParams)";
+    static_assert(std::is_same_v<P, U>, "Fixpipe: FixpipeParams<T> takes the L0C (source) type, float or int32_t.");
+    sim_detail::fixpipe_to_gm(dst, src, sim_detail::v200_job<T, U>(intriParams, api, loc), nullptr, api, loc);
+}
+
 // 随路量化激活搬运.md: CO1 -> A1 (L1) with quantisation and ReLU (NZ2ND only towards GM).
 template <typename T, typename U>
 void DataCopy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const DataCopyCO12DstParams& intriParams,

@@ -10,9 +10,14 @@
 //   kw * dilationW) of channel c1 * C0 + c0, or padValue outside the map;
 // - the instruction writes rows [mStartPt, mStartPt + mExtension) and columns [kStartPt, kStartPt + kExtension) of
 //   that matrix into A2 as a ZZ matrix of its own (16 x C0 fractals, ceil(kExtension / C0) of them a row).
-// Simulated: A1 -> A2, channelSize a multiple of C0, one repeat (SetLoadDataRepeat repeatTime 0 or 1), no boundary.
-// Not simulated (unsupported_api): B1 -> B2, enTranspose, the small-channel sizes (4, 8, N * C0 + 4 ...),
-// filterSizeW/H, Load3Dv1.
+// - into B2 (LoadData.md: Load3D "A1->A2; B1->B2", dst "B2:小N大Z格式"): the same fractals in the same order, each
+//   written transposed (column-major), so that the img2col matrix is Mmad's B with its rows (mExtension) as K and its
+//   columns (kExtension) as N. Simulated for half and bfloat16_t, whose fractal is 16 x 16 on both sides; float's
+//   8 x 16 B fractal does not match a 16 x 8 img2col fractal (assumption: no page shows that case), so refused.
+// Simulated: A1 -> A2, B1 -> B2 (2-byte types), channelSize a multiple of C0, one repeat (SetLoadDataRepeat
+// repeatTime 0 or 1), no boundary.
+// Not simulated (unsupported_api): enTranspose, the small-channel sizes (4, 8, N * C0 + 4 ...), filterSizeW/H,
+// Load3Dv1.
 #pragma once
 #include "cube_copy.h"
 
@@ -107,9 +112,14 @@ template <typename T>
 void check_load3d(const LoadData3DParamsV2<T>& p, TPosition dst, const Load3dRegisters& r, const char* api, Loc loc) {
     using ascendc_sim::cube::check_range;
     constexpr uint32_t c0 = ascendc_sim::cube::k0<T>();
-    if (dst != TPosition::A2)
-        fail(Diag::UnsupportedApi, loc, "%s: the simulator runs Load3Dv2 into A2 (A1 -> A2) only, not into %s.", api,
-             ascendc_sim::cube::position_name(dst));
+    if (dst != TPosition::A2 && dst != TPosition::B2)
+        fail(Diag::BadArgument, loc, "%s: Load3Dv2 writes into A2 (L0A) or B2 (L0B), not into %s (LoadData.md).",
+             api, ascendc_sim::cube::position_name(dst));
+    if (dst == TPosition::B2 && sizeof(T) != 2)
+        fail(Diag::UnsupportedApi, loc,
+             "%s: Load3Dv2 into B2 is simulated for half and bfloat16_t only, not for %s. Load B with LoadData2D "
+             "(ifTranspose) or LoadDataWithTranspose instead.",
+             api, ascendc_sim::dtype_name(ascendc_sim::dtype_of<T>));
     if (p.enTranspose || p.enSmallK || p.filterSizeW || p.filterSizeH || p.fMatrixCtrl)
         fail(Diag::UnsupportedApi, loc,
              "%s: enTranspose, enSmallK, filterSizeW/H and fMatrixCtrl are not simulated; leave them false.", api);
@@ -136,16 +146,33 @@ void check_load3d(const LoadData3DParamsV2<T>& p, TPosition dst, const Load3dReg
              p.kStartPt, c0);
 }
 
-template <typename T>
-T img2col_at(const T* fm, const Img2Col& g, uint32_t m, uint32_t k, T pad) {
-    constexpr uint32_t c0 = ascendc_sim::cube::k0<T>();
+// The feature-map element that img2col element (m, k) reads, or -1 where it is padding.
+inline int64_t img2col_index(const Img2Col& g, uint32_t c0, uint32_t m, uint32_t k) {
     uint32_t per_c1 = g.kh * g.kw * c0;
     uint32_t c1 = k / per_c1, rest = k % per_c1;
     uint32_t kh = rest / (g.kw * c0), kw = rest / c0 % g.kw, c = k % c0;
     int64_t h = int64_t(m / g.wo) * g.stride_h - g.pad_top + int64_t(kh) * g.dilation_h;
     int64_t w = int64_t(m % g.wo) * g.stride_w - g.pad_left + int64_t(kw) * g.dilation_w;
-    if (c1 >= g.c1 || h < 0 || w < 0 || h >= g.h || w >= g.w) return pad;
-    return fm[((uint64_t(c1) * g.h + h) * g.w + w) * c0 + c];
+    if (c1 >= g.c1 || h < 0 || w < 0 || h >= g.h || w >= g.w) return -1;
+    return int64_t(((uint64_t(c1) * g.h + h) * g.w + w) * c0 + c);
+}
+
+// Bytes of the feature map from its start to the last element the load reads: the instruction reads only the rows
+// and columns it writes, so a kernel may hand it a tensor that ends before the whole feature map does.
+template <typename T>
+uint64_t img2col_read_bytes(const Img2Col& g, const LoadData3DParamsV2<T>& p) {
+    constexpr uint32_t c0 = ascendc_sim::cube::k0<T>();
+    int64_t last = -1;
+    for (uint32_t i = 0; i < p.mExtension; ++i)
+        for (uint32_t j = 0; j < p.kExtension; j += c0)  // c0 apart: one 32-byte block of channels
+            last = std::max(last, img2col_index(g, c0, p.mStartPt + i, p.kStartPt + j));
+    return last < 0 ? 0 : (uint64_t(last) / c0 + 1) * c0 * sizeof(T);
+}
+
+template <typename T>
+T img2col_at(const T* fm, const Img2Col& g, uint32_t m, uint32_t k, T pad) {
+    int64_t at = img2col_index(g, ascendc_sim::cube::k0<T>(), m, k);
+    return at < 0 ? pad : fm[at];
 }
 
 }  // namespace sim_detail
@@ -177,7 +204,7 @@ inline void SetLoadDataBoundary(uint32_t boundaryValue, ascendc_sim::Loc loc = a
     sim_detail::load3d_registers(ascendc_sim::core(loc)).boundary = boundaryValue;
 }
 
-// Load3D.md: Load3Dv2, A1 -> A2.
+// Load3D.md: Load3Dv2, A1 -> A2 and B1 -> B2.
 template <typename T, const IsResetLoad3dConfig& defaultConfig = IS_RESER_LOAD3D_DEFAULT_CONFIG, typename U = T,
           typename std::enable_if<std::is_same<T, U>::value, bool>::type = true>
 void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LoadData3DParamsV2<U>& params,
@@ -205,15 +232,19 @@ void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LoadDa
     sim_detail::Img2Col g{h, w, params.channelSize / c0, params.filterH, params.filterW, params.strideH, params.strideW,
                           params.dilationFilterH, params.dilationFilterW, pads[0], pads[2],
                           uint32_t(span_w / params.strideW + 1)};
-    uint64_t fm_bytes = uint64_t(g.c1) * h * w * c0 * sizeof(T);
-    const T* fm = ascendc_sim::cube::operand(src, {TPosition::A1, TPosition::B1}, fm_bytes, 32, api, "src", loc);
+    const T* fm = ascendc_sim::cube::operand(src, {TPosition::A1, TPosition::B1},
+                                             sim_detail::img2col_read_bytes(g, params), 32, api, "src", loc);
     uint32_t k_blocks = (params.kExtension + c0 - 1) / c0;
     uint64_t m_blocks = (params.mExtension + 15u) / 16u;
-    T* out = ascendc_sim::cube::operand(dst, {TPosition::A2}, m_blocks * k_blocks * 512, 512, api, "dst", loc);
+    T* out = ascendc_sim::cube::operand(dst, {TPosition::A2, TPosition::B2}, m_blocks * k_blocks * 512, 512, api,
+                                        "dst", loc);
+    bool transposed = dst.GetPosition() == TPosition::B2;  // 小N: each fractal column-major
     for (uint32_t i = 0; i < params.mExtension; ++i)
-        for (uint32_t j = 0; j < params.kExtension; ++j)
-            out[(uint64_t(i / 16) * k_blocks + j / c0) * 16 * c0 + (i % 16) * c0 + j % c0] =
+        for (uint32_t j = 0; j < params.kExtension; ++j) {
+            uint64_t inner = transposed ? (j % c0) * 16 + i % 16 : (i % 16) * c0 + j % c0;
+            out[(uint64_t(i / 16) * k_blocks + j / c0) * 16 * c0 + inner] =
                 sim_detail::img2col_at(fm, g, params.mStartPt + i, params.kStartPt + j, pad);
+        }
     double cost = ascendc_sim::CostModel::mte1_ns(m_blocks * k_blocks * 512, c.soc());
     ascendc_sim::schedule(c, ascendc_sim::kPipeMte1, cost, {src.timing()}, dst.timing());
 }

@@ -62,7 +62,7 @@ struct Operand {
     const T* span(uint64_t lo, uint64_t hi, const char* api, const char* role, Loc loc) const {
         if (kind == Gm) {
             uint64_t bytes = (hi - lo + 1) * sizeof(T);
-            return reinterpret_cast<const T*>(check_gm(address + lo, bytes, api, loc, home));
+            return reinterpret_cast<const T*>(check_gm_read(address + lo, bytes, api, loc, home));
         }
         if (hi >= local_elements)
             fail(Diag::LocalOverrun, loc,
