@@ -12,11 +12,17 @@ The kernel contract every candidate follows, whoever wrote it:
 - a kernel entry ``extern "C" __global__ __aicore__ void ascendgen_kernel(GM_ADDR in0, ...,
   GM_ADDR out0, ..., GM_ADDR workspace, GM_ADDR tiling)`` that starts with
   ``GET_TILING_DATA(t, tiling);``.
+
+A candidate may instead be an operator project (the msopgen layout the field's models write: op_host/<op>_tiling.h,
+op_host/<op>.cpp, op_kernel/<op>.cpp): its ``source`` is then a *file bundle* (``join_files``), each file after a
+banner line, and the targets run it under the same contract (its TilingFunc plans each launch).
 """
 
 from __future__ import annotations
 
 import enum
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,6 +33,32 @@ from torch_ascendgen import config
 ENTRY = "ascendgen_kernel"
 TILING_FUNCTION = "ascendgen_tiling"
 TARGETS = ("auto", "sim", "npu")
+FILE_BANNER = "// ==== ascendgen file: "  # a bundle's line before each file: the banner, the file's relative path
+_BANNER_LINE = re.compile(r"^// ==== ascendgen file: (\S+)$", re.M)
+
+
+def join_files(files: Mapping[str, str]) -> str:
+    """Several files as one source text (a *bundle*), in the order given; ``split_files`` gives them back."""
+    if not files:
+        raise ValueError("a file bundle needs at least one file")
+    parts = []
+    for path, text in files.items():
+        if not re.fullmatch(r"[\w.+-]+(?:/[\w.+-]+)*", path) or ".." in path.split("/"):
+            raise ValueError(f"{path!r} is not a relative file path (letters, digits, _.+- and /, no ..)")
+        parts.append(f"{FILE_BANNER}{path}\n{text if text.endswith(chr(10)) else text + chr(10)}")
+    return "".join(parts)
+
+
+def split_files(source: str) -> dict[str, str] | None:
+    """A bundle's files (relative path -> text), or None when ``source`` is one kernel-contract file."""
+    if not source.startswith(FILE_BANNER):
+        return None
+    banners = list(_BANNER_LINE.finditer(source))
+    files = {}
+    for banner, following in zip(banners, [*banners[1:], None]):
+        end = following.start() if following else len(source)
+        files[banner.group(1)] = source[banner.end() + 1:end]
+    return files
 
 
 @dataclass(frozen=True)
@@ -179,6 +211,8 @@ class Verdict:
     seed: int | None = None  # the input sets' seed (config.VERIFY_SEED_ENV reproduces them)
     max_ulps: float = 0.0  # the largest error from the exact result in ulps of the output dtype
     bias_ulps: float = 0.0  # the largest systematic error (median signed error, in ulps) of an output
+    # a model's kernel that passed at the traced shapes: the other shapes it failed at, each with why (never run there)
+    failed_shapes: tuple[tuple[tuple[tuple[int, ...], ...], str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -210,6 +244,15 @@ class CandidateRecord:
     def ok(self) -> bool:
         return not self.failure
 
+    @property
+    def failed_shapes(self) -> tuple:
+        """The shapes a passing kernel failed at, with why (see Verdict.failed_shapes)."""
+        return self.verdict.failed_shapes if self.verdict else ()
+
+    def rank(self) -> tuple[bool, float]:
+        """Passing records sort by this: kernels right at every shape first, then the fastest."""
+        return bool(self.failed_shapes), self.measurement.time_ns
+
     def summary(self) -> dict:
         return {"label": self.candidate.label, "variant": self.candidate.variant, "ok": self.ok,
                 "failure": self.failure, "failure_kind": self.failure_kind.value if self.failure_kind else None,
@@ -224,4 +267,4 @@ class SearchResult:
     @property
     def winner(self) -> CandidateRecord | None:
         passing = [r for r in self.records if r.ok]
-        return min(passing, key=lambda r: r.measurement.time_ns) if passing else None
+        return min(passing, key=CandidateRecord.rank) if passing else None

@@ -17,6 +17,7 @@ from torch_ascendgen.records import FailureKind, InputSet, Repeat, SetRun
 from torch_ascendgen.targets.measure import measure_sim
 from torch_ascendgen.targets.runtime import same_bits
 from torch_ascendgen.targets.sim.build import SimBuild
+from torch_ascendgen.targets.sim.project_kernel import ProjectBuild
 
 # What a kernel's own failure raises in a run (the simulator's checks, its launch arguments refused); anything else
 # is a bug of ours and leaves the child as it is (search.py reports it).
@@ -42,15 +43,15 @@ def prepare_child(runtime_library: str) -> None:
     runtime_module()
 
 
-def run_candidate(build: SimBuild, source: str, task: KernelTask, input_sets: list[InputSet],
+def run_candidate(build: SimBuild | ProjectBuild, source: str, task: KernelTask, input_sets: list[InputSet],
                   soc: str) -> list[SetRun]:
     """Load ``build`` and run it on every input set (on clones), then again on the sets in turn (repeat_plan),
-    each time in another block order; stops at the first error. Launches are checked (SimKernel.launch): a
-    raw-pointer access kills this process after reporting where."""
+    each time in another block order; stops at an error on the first set (the traced shapes). Launches are checked
+    (SimKernel.launch): a raw-pointer access kills this process after reporting where."""
     from torch_ascendgen.targets.runtime import ContractKernel
-    from torch_ascendgen.targets.sim.simulator import SimKernel
+    from torch_ascendgen.targets.sim.project_kernel import kernel_for
 
-    kernel = ContractKernel(SimKernel(build, source, "kernel.cpp"), task, soc, checked=True)
+    kernel = ContractKernel(kernel_for(build, source), task, soc, checked=True)
     runs = []
     for input_set in input_sets:
         clones = [t.clone() for t in input_set.tensors]
@@ -62,12 +63,14 @@ def run_candidate(build: SimBuild, source: str, task: KernelTask, input_sets: li
             continue
         except KERNEL_FAILURES as exc:
             runs.append(SetRun(error=f"{type(exc).__name__}: {exc}", error_kind=FailureKind.RUN))
-            break
+            if len(runs) == 1:
+                break  # at the traced shapes: it lost; elsewhere a model's kernel may still be kept (search.py)
+            continue
         modified = tuple(i for i, (a, b) in enumerate(zip(input_set.tensors, clones)) if not same_bits(a, b))
         measurement = (measure_sim(lambda: kernel.run(*clones), report.estimated_ns, repeats=1)  # noqa: B023 - called here
                        if not runs else None)
         runs.append(SetRun(outputs, modified, "", measurement))
-    if runs and (runs[-1].declined or not runs[-1].error):  # no launch failed
+    if runs and (runs[0].declined or not runs[0].error):  # it ran at the traced shapes
         _launch_again(kernel, input_sets, runs)
     return runs
 

@@ -143,7 +143,7 @@ class OpProject:
     def _describe(self, family: str) -> OpDescription:
         profile = next(p for p in _profiles() if op_host.soc_family(p) == family)
         description = op_host.describe(self.host_library, profile, self.op_type)
-        _check_description(description)
+        check_description(description)
         return description
 
     def plan(self, *inputs: torch.Tensor | None, soc: str | None = None,
@@ -189,7 +189,7 @@ class OpProject:
     def _resolve(self, inputs: Sequence, attrs: dict, output_shapes, profile: SocProfile,
                  check_attrs: bool = True) -> _Call:
         description = self._describe(op_host.soc_family(profile))
-        _check_soc(description, profile)
+        check_soc(description, profile)
         tensors = _input_tensors(description, inputs)
         combo = _match_combo(description, tensors)
         input_specs = tuple((ir, _spec(t, decl, combo))
@@ -198,8 +198,8 @@ class OpProject:
         shapes = _fallback_output_shapes(description, tensors, output_shapes)
         output_specs = tuple(TensorSpec(True, d.dtype_at(combo), d.format_at(combo), s)
                              for d, s in zip(description.outputs, shapes))
-        attr_lines = tuple(_attr_lines(description, attrs)) if check_attrs else ()
-        return _Call(combo, tensors, input_specs, output_specs, attr_lines)
+        attrs_given = tuple(attr_lines(description, attrs)) if check_attrs else ()
+        return _Call(combo, tensors, input_specs, output_specs, attrs_given)
 
     def _request(self, description: OpDescription, call: _Call, profile: SocProfile) -> tuple[str, str]:
         request = op_host.run_request(profile, description.op_type, list(call.input_specs), list(call.output_specs),
@@ -210,7 +210,7 @@ class OpProject:
         description = self._describe(op_host.soc_family(profile))
         request, what = self._request(description, call, profile)
         plan = op_host.parse_plan(op_host.ask(self.host_library, request, what))
-        _check_plan(description, call, plan)
+        check_plan(description, call, plan)
         return description, plan
 
     # ---- the kernel half ---------------------------------------------------------------------------------
@@ -252,7 +252,7 @@ def _profiles() -> tuple[SocProfile, ...]:
     return tuple(SOCS.values())
 
 
-def _check_description(description: OpDescription) -> None:
+def check_description(description: OpDescription) -> None:
     op = description.op_type
     for decl in description.outputs:
         if decl.param_type == "dynamic":
@@ -270,7 +270,7 @@ def _check_description(description: OpDescription) -> None:
         raise OpProjectError(f"{op}: attribute(s) {', '.join(untyped)} declare no type (.Float(), .Int(), ...)")
 
 
-def _check_soc(description: OpDescription, profile: SocProfile) -> None:
+def check_soc(description: OpDescription, profile: SocProfile) -> None:
     family = op_host.soc_family(profile)
     if description.configs and family not in description.configs:
         raise OpProjectError(f"{description.op_type} is configured for {', '.join(description.configs)} "
@@ -350,7 +350,7 @@ def _fallback_output_shapes(description: OpDescription, tensors: Sequence, outpu
     return [first] * len(description.outputs)
 
 
-def _attr_lines(description: OpDescription, attrs: dict) -> list[str]:
+def attr_lines(description: OpDescription, attrs: dict) -> list[str]:
     names = [a.name for a in description.attrs]
     unknown = sorted(set(attrs) - set(names))
     if unknown:
@@ -409,7 +409,7 @@ def _host_and_launch(library: str, request: str, what: str, description: OpDescr
         if answer.startswith("error "):
             raise OpProjectError(f"{what}: {answer[6:].strip()}")
         plan = op_host.parse_plan(answer)
-        _check_plan(description, call, plan)
+        check_plan(description, call, plan)
     outputs, args = _launch_args(description, call, plan)
     use_runtime_module(runtime)
     try:
@@ -440,7 +440,7 @@ def _unwrap(answer: Any) -> tuple:
     return done
 
 
-def _check_plan(description: OpDescription, call: _Call, plan: HostPlan) -> None:
+def check_plan(description: OpDescription, call: _Call, plan: HostPlan) -> None:
     op = description.op_type
     if plan.status != 0:
         shapes = ", ".join(str(list(s.shape)) for _, s in call.input_specs if s.present)

@@ -78,13 +78,14 @@ class ServedKernel:
     """A kernel-contract kernel run by the serving worker; ContractKernel's interface (``task``, ``plan``,
     ``run``, calls). ``rechecked``: it has passed on fresh data in the worker in this process (see trust.recheck)."""
 
-    def __init__(self, library: Path, source: str, key: str, task, soc: str, worker: ServingWorker | None = None):
+    def __init__(self, library: Path, source: str, key: str, task, soc: str, worker: ServingWorker | None = None,
+                 project=None):
         self.task = task
         self.soc = soc
         self.library = Path(library)
         self.rechecked = False
         self._worker = worker or serving_worker()
-        self._id = self._worker.register(self.library, source, key)
+        self._id = self._worker.register(self.library, source, key, project)
         self._tilings: dict[tuple, tuple] = {}
 
     def plan(self, inputs) -> tuple[list[tuple[int, ...]], _Tiling]:
@@ -127,16 +128,16 @@ _SERVED: dict[tuple, ServedKernel] = {}
 _SERVED_LOCK = threading.Lock()
 
 
-def served_kernel(entry: CacheEntry, task, soc: str, library: Path | None = None) -> ServedKernel:
+def served_kernel(entry: CacheEntry, task, soc: str, library: Path | None = None, project=None) -> ServedKernel:
     """The process's one ServedKernel for ``entry`` on ``soc`` (its library: ``library``, else the entry's), so
     that it is re-checked once per process. By library and source too: caches in other directories may hold
-    other kernels under the same key."""
+    other kernels under the same key. ``project``: an operator project's ProjectBuild (project_kernel.py)."""
     library = Path(library or entry.library)
     identity = (entry.key, soc, str(library), entry.source)
     with _SERVED_LOCK:
         kernel = _SERVED.get(identity)
         if kernel is None:
-            kernel = _SERVED[identity] = ServedKernel(library, entry.source, entry.key, task, soc)
+            kernel = _SERVED[identity] = ServedKernel(library, entry.source, entry.key, task, soc, project=project)
         return kernel
 
 
@@ -163,11 +164,13 @@ class ServingWorker:
         """The current worker process (None when none runs)."""
         return self._child.process.pid if self._child else None
 
-    def register(self, library: Path, source: str, key: str) -> int:
-        """A handle for the kernel in ``library``; the worker loads it before its first use."""
+    def register(self, library: Path, source: str, key: str, project=None) -> int:
+        """A handle for the kernel in ``library`` (an operator project's: ``project``, its ProjectBuild); the worker
+        loads it before its first use."""
         with self._lock:
             handle = len(self._kernels) + 1
-            self._kernels[handle] = {"op": "load", "kernel": handle, "library": str(library), "key": key}
+            self._kernels[handle] = {"op": "load", "kernel": handle, "library": str(library), "key": key,
+                                     "project": project.to_json() if project is not None else None}
             self._sources[handle] = source
             return handle
 
@@ -581,6 +584,13 @@ class _WorkerState:
         from torch_ascendgen.targets.sim.simulator import SimKernel
 
         library = Path(request["library"])
+        if request.get("project"):
+            from torch_ascendgen.targets.sim.project_kernel import ProjectBuild, ProjectKernel
+
+            kernel = ProjectKernel(ProjectBuild.from_json(request["project"]))
+            kernel.kernel.params  # loads the library: its static initialisers run now, here
+            self.kernels[request["kernel"]] = kernel
+            return {}
         build = SimBuild(ENTRY, request["key"], library.parent, library, 0.0, True)
         source = (self.folder / request["source"]).read_text()
         kernel = SimKernel(build, source, "kernel.cpp")
