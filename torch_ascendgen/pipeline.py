@@ -334,6 +334,7 @@ def _meta(task: KernelTask, target: Target, result: SearchResult, winner) -> dic
         "project_version": __version__, "winner": winner.summary(),
         "candidates": [r.summary() for r in result.records],
         "verified_shapes": [list(map(list, shapes)) for shapes in passed], "created": time.time(),
+        "failed_shapes": [[list(map(list, shapes)), reason] for shapes, reason in winner.failed_shapes],
         "verify_seed": winner.verdict.seed if winner.verdict else None,  # config.VERIFY_SEED_ENV reproduces the sets
     }
 
@@ -357,6 +358,10 @@ def verify_shape(compiled: CompiledKernel, reference: Callable, tensors: list[to
     shapes = tuple(tuple(t.shape) for t in tensors)
     if shapes in compiled.verified_shapes:
         return
+    failed = _failed_at(compiled.entry, shapes)
+    if failed:
+        raise UnsupportedFunction(f"its kernel failed verification at shapes {list(map(list, shapes))} when it was "
+                                  f"made, so it never runs there: {failed}")
     try:
         compiled.runner.plan(tensors)
     except ValueError as exc:
@@ -367,6 +372,12 @@ def verify_shape(compiled: CompiledKernel, reference: Callable, tensors: list[to
         raise UnsupportedFunction(f"its kernel failed verification at shapes {list(map(list, shapes))}: "
                                   f"{verdict.reason}")
     record_verified_shape(compiled, shapes, options.cache_dir)
+
+
+def _failed_at(entry: CacheEntry, shapes: tuple) -> str:
+    """Why the entry's kernel failed at ``shapes`` in its search ("" when it did not)."""
+    listed = [list(map(list, shapes))]
+    return next((reason for failed, reason in entry.meta.get("failed_shapes", []) if [failed] == listed), "")
 
 
 def record_verified_shape(compiled: CompiledKernel, shapes: tuple, cache_dir: Path | None) -> None:

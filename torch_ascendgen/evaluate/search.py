@@ -113,14 +113,32 @@ def _evaluate(worker: Worker, task: KernelTask, reference: Callable, candidate: 
     if runs[0].declined:
         return record(None, f"it declines the traced shapes ({runs[0].error})", FailureKind.DECLINED)
     passed: list = []
+    failed: dict = {}
+    first = None
     for input_set, run in zip(input_sets, runs):
         if run.declined:
             continue  # a shape the kernel refuses runs as the original function; nothing to verify
         verdict = judge_run(reference, input_set, run, tolerance)
+        first = first or verdict
         if not verdict.ok:
-            return record(verdict, verdict.reason, _verdict_kind(verdict, run))
+            kind = _verdict_kind(verdict, run)
+            if not _kept_at_other_shapes(candidate, task, input_set, kind):
+                return record(verdict, verdict.reason, kind)
+            failed.setdefault(input_set.shapes, verdict.reason)
+            continue
         passed += verdict.passed_shapes
-    return record(dataclasses.replace(verdict, passed_shapes=tuple(passed)), measurement=runs[0].measurement)
+    passed = [shapes for shapes in passed if shapes not in failed]
+    return record(dataclasses.replace(first, passed_shapes=tuple(passed), failed_shapes=tuple(failed.items())),
+                  measurement=runs[0].measurement)
+
+
+def _kept_at_other_shapes(candidate: Candidate, task: KernelTask, input_set: InputSet, kind: FailureKind) -> bool:
+    """Whether a model's kernel that failed on ``input_set`` is still kept for the shapes it passes at: it failed
+    at other shapes than the traced ones, by a wrong result or a broken rule there (never by writing its inputs).
+    Models in the field's formats often assume sizes that divide evenly; such a kernel runs only at shapes it passed
+    at (pipeline.verify_shape), and the model is told which shapes failed."""
+    return (candidate.generator.startswith("llm:") and kind in (FailureKind.WRONG, FailureKind.RUN)
+            and input_set.shapes != tuple(map(tuple, task.traced_shapes)))
 
 
 def _run_isolated(worker: Worker, build, candidate: Candidate, task: KernelTask,
