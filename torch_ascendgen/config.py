@@ -147,6 +147,8 @@ LLM_ROUNDS_ENV = "TORCH_ASCENDGEN_LLM_ROUNDS"
 LLM_OPT_ROUNDS_ENV = "TORCH_ASCENDGEN_LLM_OPT_ROUNDS"
 LLM_TOKEN_BUDGET_ENV = "TORCH_ASCENDGEN_LLM_TOKEN_BUDGET"
 LLM_WALL_BUDGET_ENV = "TORCH_ASCENDGEN_LLM_WALL_BUDGET"
+LLM_FORMAT_ENV = "TORCH_ASCENDGEN_LLM_FORMAT"
+LLM_FORMATS = ("contract", "op_project", "multikernelbench")
 
 
 def llm_url() -> str:
@@ -213,6 +215,16 @@ def llm_token_budget() -> int:
 def llm_wall_budget_s() -> float:
     """Wall time one task may spend in the model's loop (requests, builds, runs)."""
     return float(_get(LLM_WALL_BUDGET_ENV, "600"))
+
+
+def llm_format() -> str:
+    """The reply format the prompt asks the model for: "contract" (our one-file kernel), "op_project"
+    (NPUKernelBench's operator project: models fine-tuned on it, e.g. KernelGen-LM) or "multikernelbench"
+    (MultiKernelBench's six Python strings). Replies in another format are still read."""
+    value = _get(LLM_FORMAT_ENV, "contract").lower().replace("-", "_")
+    if value not in LLM_FORMATS:
+        raise ValueError(f"{LLM_FORMAT_ENV}={value!r} is not a reply format; use one of {', '.join(LLM_FORMATS)}")
+    return value
 
 
 # ---- the NPU target: where CANN and its bisheng compiler are ----------------------------------------

@@ -303,7 +303,7 @@ def screen_bypassed(monkeypatch):
     """The screen lets everything through: what the build sandbox must hold on its own."""
     import torch_ascendgen.generators.llm.loop as llm_generator
 
-    monkeypatch.setattr(llm_generator, "screen", lambda source, contract=True: None)
+    monkeypatch.setattr(llm_generator, "screen_reply", lambda parsed: None)
 
 
 def _libraries_built_since(started: float) -> list[Path]:

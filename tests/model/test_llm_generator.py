@@ -58,7 +58,7 @@ def runs_the_model_kernel(fast, function, source: str) -> dict:
     assert kernel.entry.source == source
     meta = kernel.entry.meta
     assert meta["generator"] == "llm:fake-kernel-model"
-    assert meta["llm"]["winner_is_model"] and meta["llm"]["prompt_version"] == "p1"
+    assert meta["llm"]["winner_is_model"] and meta["llm"]["prompt_version"] == "p2"
     return meta
 
 

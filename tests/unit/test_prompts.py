@@ -22,7 +22,7 @@ def test_first_messages_hold_the_contract_the_soc_the_task_and_an_example():
     for text in ("Function `gated`", "in0: f32[s0, s1]", "in1: f32[s1]", "out0: f32[s0, s1]", "aten.gelu",
                  "in0=[6, 40]", "// example kernel", "one ```cpp block"):
         assert text in user["content"], text
-    assert PROMPT_VERSION == "p1"
+    assert PROMPT_VERSION == "p2"
 
 
 def test_the_310p_prompt_says_datacopypad_is_missing():

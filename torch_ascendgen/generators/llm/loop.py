@@ -25,8 +25,8 @@ from torch_ascendgen import config
 from torch_ascendgen.capture import KernelTask
 from torch_ascendgen.errors import ModelUnavailable, ScreenRejected
 from torch_ascendgen.generators.llm.client import ModelClient, ModelSettings, Reply
+from torch_ascendgen.generators.llm.formats import ask_for, locate, parse_reply, screen_reply
 from torch_ascendgen.generators.llm.prompts import PROMPT_VERSION, first_messages, optimise_message, repair_message
-from torch_ascendgen.generators.llm.screen import extract_source, screen
 from torch_ascendgen.generators.llm.transcript import Transcript
 from torch_ascendgen.records import Candidate, CandidateRecord, FailureKind, Options
 from torch_ascendgen.targets.soc import SocProfile, get_soc
@@ -49,7 +49,7 @@ class ModelOutcome:
     @property
     def winner(self) -> tuple[CandidateRecord, dict] | None:
         passing = [(r, p) for r, p in zip(self.records, self.provenance) if r.ok]
-        return min(passing, key=lambda rp: rp[0].measurement.time_ns) if passing else None
+        return min(passing, key=lambda rp: rp[0].rank()) if passing else None
 
 
 @dataclass
@@ -63,6 +63,7 @@ class _Sample:
     tokens: int = 0
     repairs_left: int = 0
     optimisations_left: int = 0
+    names: dict[str, str] = field(default_factory=dict)  # the latest reply's parts: bundle path -> the model's name
 
 
 @dataclass
@@ -104,6 +105,7 @@ class _Loop:
     server_failed: bool = False
     deadline: float = 0.0
     _tokens_lock: threading.Lock = field(default_factory=threading.Lock)  # requests run on several threads
+    format: str = field(default_factory=config.llm_format)  # the reply format the prompt asks for
 
     def run(self) -> ModelOutcome:
         model = self.client.model
@@ -121,8 +123,10 @@ class _Loop:
 
     # -- asking
     def _first_samples(self) -> list[_Sample]:
-        messages = first_messages(self.task, self.soc, example_source(self.task))
-        self.transcript.record("prompt", model=self.client.model, prompt_version=PROMPT_VERSION, messages=messages)
+        example = example_source(self.task) if self.format == "contract" else ""
+        messages = first_messages(self.task, self.soc, example, fmt=self.format)
+        self.transcript.record("prompt", model=self.client.model, prompt_version=PROMPT_VERSION, format=self.format,
+                               messages=messages)
         replies = self._first_replies(messages, config.llm_samples())
         samples = []
         for index, reply in enumerate(replies):
@@ -203,14 +207,18 @@ class _Loop:
 
     def _screened(self, sample: _Sample) -> _Attempt:
         try:
-            source = extract_source(sample.reply.text, sample.reply.finish_reason)
-            screen(source)
+            parsed = parse_reply(sample.reply.text, sample.reply.finish_reason, self.format)
+            screen_reply(parsed)
+            if parsed.direct is not None:
+                raise ScreenRejected("a direct-launch submission (sources[] with a pybind module) is not built as a "
+                                     f"generated kernel yet; {ask_for('multikernelbench')}")
         except ScreenRejected as exc:
             self.transcript.record("verdict", sample=sample.index, round=sample.round, stage="screen",
                                    failure_kind=FailureKind.SCREEN.value, ok=False, failure=exc.reason)
             return _Attempt(sample, rejected=exc.reason)
+        sample.names = parsed.names
         model = self.client.model
-        candidate = Candidate(source, f"llm:{model}", {"sample": sample.index, "round": sample.round},
+        candidate = Candidate(parsed.source, f"llm:{model}", {"sample": sample.index, "round": sample.round},
                               f"{model}, sample {sample.index}, round {sample.round}")
         return _Attempt(sample, candidate)
 
@@ -240,22 +248,25 @@ class _Loop:
 
     def _feedback(self, attempt: _Attempt) -> dict | None:
         sample = attempt.sample
+        if attempt.record is not None and attempt.record.failed_shapes and sample.repairs_left > 0:
+            sample.repairs_left -= 1
+            return repair_message(locate(_partial_failure(attempt.record), sample.names), "verify", self.format)
         if attempt.record is not None and attempt.record.ok:
             if sample.optimisations_left <= 0:
                 return None
             sample.optimisations_left -= 1
             best = self._best()
-            return optimise_message(best.candidate.source, best.measurement.time_ns, self._bound())
+            return optimise_message(best.candidate.source, best.measurement.time_ns, self._bound(), self.format)
         if sample.repairs_left <= 0:
             return None
         sample.repairs_left -= 1
         if attempt.record is None:
-            return repair_message(attempt.rejected, "screen")
-        return repair_message(attempt.record.failure, _stage(attempt.record))
+            return repair_message(attempt.rejected, "screen", self.format)
+        return repair_message(locate(attempt.record.failure, sample.names), _stage(attempt.record), self.format)
 
     def _best(self) -> CandidateRecord:
         passing = [r for r in self.records if r.ok] + ([self.baseline] if self.baseline and self.baseline.ok else [])
-        return min(passing, key=lambda r: r.measurement.time_ns)
+        return min(passing, key=CandidateRecord.rank)
 
     def _bound(self) -> str:
         moved = traced_bytes(self.task)
@@ -298,6 +309,16 @@ _STAGES = {FailureKind.SCREEN: "screen", FailureKind.BUILD: "build", FailureKind
 def _stage(record: CandidateRecord) -> str:
     """Where a record failed: "build", "simulator" or "verify" (from its failure kind; "verify" when it passed)."""
     return _STAGES[record.failure_kind] if record.failure_kind is not None else "verify"
+
+
+def _partial_failure(record: CandidateRecord) -> str:
+    """What a kernel right at some shapes and wrong at others is told: where it passed, where not and why."""
+    passed = "; ".join(str([list(s) for s in shapes]) for shapes in dict.fromkeys(record.verdict.passed_shapes))
+    failed = "\n".join(f"- at input shapes {[list(s) for s in shapes]}: {reason}"
+                        for shapes, reason in record.failed_shapes)
+    return (f"It is correct at input shapes {passed}, so it is kept for those shapes only. It fails at these "
+            f"shapes, where the original function runs instead:\n{failed}\nSizes need not divide evenly by the "
+            "block count, the tile or the buffer count: handle the last block's and the last tile's tails.")
 
 
 def traced_bytes(task: KernelTask) -> int:

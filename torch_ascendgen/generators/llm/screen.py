@@ -21,6 +21,11 @@ the source with backslash-newline splices joined (the compiler's first step) and
   kernels may use; names after ``.``/``->`` are members and not checked, except the simulator's
   internals (namespace ascendc_sim, *_detail, t_core, sim_* members), which are refused everywhere;
 - the contract's two entry points, and at most 64 KB.
+
+The parts of an operator project (formats.py) are screened one by one: an op_kernel source by the same kernel rules
+with the op's own entry and its project's headers (screen_kernel_part); an op_host source, compiled natively and run
+only in the sandboxed child, by host rules (screen_host_part): the host API's headers, no assembly, no load-time
+attributes, no OS names.
 """
 
 from __future__ import annotations
@@ -126,19 +131,27 @@ def screen(source: str, contract: bool = True) -> None:
     if size > MAX_SOURCE_BYTES:
         raise ScreenRejected(f"the kernel source is {size} bytes; the limit is {MAX_SOURCE_BYTES}: write a "
                              "shorter kernel")
+    code = _screen_kernel_code(source, ALLOWED_HEADERS, frozenset(), required_header=True)
+    if contract:
+        _check_entry_points(code)
+
+
+def _screen_kernel_code(source: str, headers: frozenset[str], known: frozenset[str], required_header: bool,
+                        ) -> list[str]:
+    """The kernel rules on ``source`` (``headers``: what it may include; ``known``: names declared elsewhere, in
+    headers of its own). Returns its code tokens."""
     text = _without_comments(_SPLICE.sub("", source))
     _check_probes(text)
-    code_lines, macros = _check_directives(text)
+    code_lines, macros = _check_directives(text, headers, "kernel_operator.h" if required_header else None)
     code = _tokens("\n".join(code_lines))
     tokens = _check_attributes([*code, *(t for macro in macros for t in (";", *macro))])
     _check_characters(tokens)
     _check_constructs(tokens)
     _check_internals(tokens)
     _check_element_addresses(tokens)
-    _check_names(tokens, macros)
+    _check_names(tokens, macros, known)
     _check_function_values(tokens, macros)
-    if contract:
-        _check_entry_points(code)
+    return code
 
 
 # ---- text ----------------------------------------------------------------------------------------------
@@ -160,7 +173,8 @@ def _tokens(text: str) -> list[str]:
     return [('""' if t != '"C"' else t) if t.startswith('"') else "''" if t.startswith("'") else t for t in tokens]
 
 
-def _check_directives(text: str) -> tuple[list[str], list[list[str]]]:
+def _check_directives(text: str, allowed: frozenset[str] = ALLOWED_HEADERS,
+                      required: str | None = "kernel_operator.h") -> tuple[list[str], list[list[str]]]:
     """The code lines (directives blanked, so line count stays) and each #define's tokens."""
     lines, macros, headers = [], [], []
     for line in text.split("\n"):
@@ -174,27 +188,35 @@ def _check_directives(text: str) -> tuple[list[str], list[list[str]]]:
         if name and name not in _DIRECTIVES:
             raise ScreenRejected(f"#{name} is not allowed: kernels use #include, #define, #if and #pragma once only")
         if name == "include":
-            headers.append(_check_include(rest))
+            headers.append(_check_include(rest, allowed))
         elif name == "pragma" and not re.fullmatch(r"\s*(?:once|unroll(?:\s*\(?\s*\d*\s*\)?)?|GCC\s+unroll\s+\d+)\s*",
                                                     rest):
             raise ScreenRejected(f"#pragma{rest} is not allowed: kernels use #pragma once (or unroll) only")
         elif name in ("define", "undef"):
             macros.append(_check_define(name, rest))
         lines.append("")
-    if "kernel_operator.h" not in headers:
-        raise ScreenRejected('the kernel must #include "kernel_operator.h"')
+    if required and required not in headers:
+        raise ScreenRejected(f'the kernel must #include "{required}"')
     return lines, macros
 
 
-def _check_include(rest: str) -> str:
+def _check_include(rest: str, allowed: frozenset[str] = ALLOWED_HEADERS) -> str:
     spelled = re.fullmatch(r'\s*(?:"([^"]*)"|<([^>]*)>)\s*', rest)
     if not spelled:
         raise ScreenRejected(f"#include{rest} is not allowed: include headers by name, as #include "
                              '"kernel_operator.h" (never through a macro)')
     header = (spelled.group(1) or spelled.group(2) or "").strip()
-    if header not in ALLOWED_HEADERS:
-        raise ScreenRejected(f'#include <{header}> is not allowed: include only "kernel_operator.h", '
-                             '"lib/matmul_intf.h" (the Matmul API) and standard type headers such as <cstdint>')
+    if header not in allowed:
+        own = sorted(allowed - ALLOWED_HEADERS - host_headers())
+        if "kernel_operator.h" in allowed:
+            what = ('"kernel_operator.h", "lib/matmul_intf.h" (the Matmul API) and standard type headers such as '
+                    "<cstdint>")
+        else:
+            what = ("the host API's headers (register/op_def_registry.h, register/tilingdata_base.h, "
+                    "tiling/platform/platform_ascendc.h, tiling/tiling_api.h, graph/types.h) and standard headers for "
+                    "types, math, algorithms, strings and vectors")
+        raise ScreenRejected(f"#include <{header}> is not allowed: include only {what}"
+                             + (f", and the project's own {', '.join(own)}" if own else ""))
     return header
 
 
@@ -425,8 +447,8 @@ def _api_types() -> frozenset[str]:
     return frozenset(types)
 
 
-def _check_names(tokens: list[str], macros: list[list[str]]) -> None:
-    declared = _declared(tokens, macros)
+def _check_names(tokens: list[str], macros: list[list[str]], known: frozenset[str] = frozenset()) -> None:
+    declared = _declared(tokens, macros) | known
     # `using namespace AscendC` declares no namespace of the kernel's: AscendC::name must still be API.
     own_types = _declared_types(tokens) - {"AscendC", "std"}
     unknown: dict[str, bool] = {}  # name -> called
@@ -547,6 +569,11 @@ def _declared_types(tokens: list[str]) -> set[str]:
     return types
 
 
+# The tiling macros that declare a variable, and the variable's argument position:
+# GET_TILING_DATA(var, tiling), GET_TILING_DATA_WITH_STRUCT(Struct, var, tiling), GET_TILING_DATA_MEMBER(T, m, var, t).
+_TILING_VARIABLE_AT = {"GET_TILING_DATA": 0, "GET_TILING_DATA_WITH_STRUCT": 1, "GET_TILING_DATA_MEMBER": 2}
+
+
 def _declared(tokens: list[str], macros: list[list[str]]) -> set[str]:
     """Names the source declares: types, functions it defines, variables, parameters, enumerators, macros."""
     types = _declared_types(tokens)
@@ -562,8 +589,9 @@ def _declared(tokens: list[str], macros: list[list[str]]) -> set[str]:
         elif token == "auto" and "[" in tokens[i + 1:i + 3]:
             opening = tokens.index("[", i)
             names.update(t for t in tokens[opening:_matching(tokens, opening)] if _NAME.fullmatch(t))
-        elif token == "GET_TILING_DATA" and tokens[i + 1:i + 2] == ["("]:
-            names.update(tokens[i + 2:i + 3])
+        elif token in _TILING_VARIABLE_AT and tokens[i + 1:i + 2] == ["("]:
+            at = i + 2 + 2 * _TILING_VARIABLE_AT[token]  # the variable it declares, after its other arguments
+            names.update(tokens[at:at + 1])
         elif _NAME.fullmatch(token) and token not in _KEYWORDS and not (i and tokens[i - 1] in (".", "->", "::")):
             if _follows_type(tokens, i, type_like) and _ends_declarator(tokens, i + 1, type_like):
                 names.add(token)
@@ -653,3 +681,116 @@ def _check_entry_points(tokens: list[str]) -> None:
                              f"{ENTRY}(GM_ADDR in0, ..., GM_ADDR out0, ..., GM_ADDR workspace, GM_ADDR tiling)`")
     if not re.search(r"\bGET_TILING_DATA \(", code[entry.end():]):
         raise ScreenRejected(f"the entry {ENTRY} must start with `GET_TILING_DATA(t, tiling);`")
+
+
+# ---- operator-project parts (formats.py) ---------------------------------------------------------------------
+# An op_kernel source gets the kernel rules with the op's own entry; an op_host source (compiled natively, run only in
+# the sandboxed child) gets the host rules: the host API's headers, no assembly, no load-time code, no OS names.
+
+HOST_STANDARD_HEADERS = frozenset({"cstdint", "stdint.h", "cstddef", "stddef.h", "cmath", "math.h", "climits",
+                                   "limits.h", "cfloat", "float.h", "type_traits", "limits", "algorithm", "numeric",
+                                   "string", "cstring", "string.h", "vector", "array", "utility", "tuple",
+                                   "initializer_list", "cassert", "assert.h", "map", "unordered_map", "set",
+                                   "functional", "stdexcept", "cstdlib", "memory"})
+# DYNAMIC inputs' ListTensorDesc; the high-level APIs' tiling structs (TCubeTiling, SoftMaxTiling, ...)
+_OP_KERNEL_HEADERS = frozenset({"kernel_operator_list_tensor_intf.h", "kernel_tiling/kernel_tiling.h"})
+_HOST_API_DIRS = ("register", "tiling", "graph", "exe_graph", "lib")
+_OS_NAMES = frozenset("""system popen pclose fork vfork clone execl execlp execle execv execvp execvpe execve fexecve
+    posix_spawn posix_spawnp socket connect bind listen accept accept4 send recv sendto recvfrom sendmsg recvmsg
+    getaddrinfo gethostbyname getenv secure_getenv setenv putenv unsetenv clearenv environ dlopen dlsym dlclose dlmopen
+    fopen freopen fdopen fclose fread fwrite fputs fgets fprintf fscanf open openat creat read write close pread
+    pwrite unlink unlinkat remove rename renameat mkdir rmdir chdir chroot opendir readdir stat lstat access truncate
+    ftruncate mmap munmap mprotect ptrace kill raise signal sigaction syscall ioctl prctl pthread_create thread
+    jthread async ifstream ofstream fstream filebuf filesystem FILE stdin stdout stderr printf puts putchar scanf cout
+    cerr clog cin exit _exit _Exit quick_exit abort atexit at_quick_exit sleep usleep nanosleep alarm setuid
+    setgid getpid getppid""".split())
+
+
+@functools.cache
+def host_headers() -> frozenset[str]:
+    """The headers host code may include: the clean-room host API shims that exist (register/, tiling/, graph/, ...)
+    and the standard headers for types, math, algorithms, strings and vectors."""
+    host = sim_include_dir() / "host"
+    shims = {p.relative_to(host).as_posix() for d in _HOST_API_DIRS for p in (host / d).rglob("*.h")}
+    return frozenset(shims) | HOST_STANDARD_HEADERS
+
+
+def screen_kernel_part(path: str, source: str, entry: str | None, own_headers: frozenset[str] = frozenset(),
+                       known: frozenset[str] = frozenset()) -> None:
+    """Raise ScreenRejected("<path>: reason") unless an op_kernel source may be built: the kernel rules, its own
+    headers (``own_headers``, declaring ``known``) includable, and (``entry``: a .cpp) the op's entry
+    ``extern "C" __global__ __aicore__ void <entry>(..., GM_ADDR workspace, GM_ADDR tiling)`` starting with
+    GET_TILING_DATA. DTYPE_<NAME>, ORIG_DTYPE_<NAME> and DT_* are the build's (the OpDef's dtypes)."""
+    _check_size(path, source)
+    prelude = frozenset(re.findall(r"\b(?:ORIG_)?DTYPE_\w+|\bDT_[A-Z0-9_]+\b|\bTILING_KEY_VAR\b", source))
+    try:
+        code = _screen_kernel_code(source, ALLOWED_HEADERS | _OP_KERNEL_HEADERS | own_headers, known | prelude,
+                                   required_header=entry is not None)
+        if entry is not None:
+            _check_op_entry(code, entry)
+    except ScreenRejected as exc:
+        raise ScreenRejected(f"{path}: {exc.reason}") from None
+
+
+def screen_host_part(path: str, source: str, own_headers: frozenset[str] = frozenset()) -> None:
+    """Raise ScreenRejected("<path>:LINE: reason") unless an op_host source may be built: includes of the host API
+    and standard headers only (and the project's own ``own_headers``), no assembly, attributes from the allow-list
+    (no constructor), no OS names (files, processes, sockets, environment, dynamic loading, threads, output)."""
+    _check_size(path, source)
+    try:
+        text = _without_comments(_SPLICE.sub("", source))
+        _check_probes(text)
+        code_lines, macros = _check_directives(text, host_headers() | own_headers, None)
+        tokens = _check_attributes([*_tokens("\n".join(code_lines)),
+                                    *(t for macro in macros for t in (";", *macro))])
+        _check_characters(tokens)
+        _check_constructs(tokens)
+    except ScreenRejected as exc:
+        raise ScreenRejected(f"{path}: {exc.reason}") from None
+    own = _declared(tokens, macros) | set(re.findall(r"\bTILING_DATA_FIELD_DEF\w*\s*\([^,()]+,\s*(\w+)", text))
+    used = next((t for i, t in enumerate(tokens) if t in _OS_NAMES - own and not (i and tokens[i - 1] in (".", "->"))),
+                None)  # its own names and members (tiling.set_read) are the project's
+    if used is not None:
+        raise ScreenRejected(f"{path}:{_line_of(source, used)}: `{used}` is not allowed in host code: the tiling and "
+                             "shape functions only compute from the context they are given (no files, processes, "
+                             "sockets, environment, dynamic loading, threads, printing or exiting; return "
+                             "ge::GRAPH_FAILED to refuse a shape)")
+
+
+def declared_names(source: str) -> frozenset[str]:
+    """The names a header declares (types, functions, variables, macros; BEGIN_TILING_DATA_DEF's struct), for the
+    sources that include it."""
+    text = _without_comments(_SPLICE.sub("", source))
+    lines, macros = [], []
+    for line in text.split("\n"):
+        define = re.match(r"\s*#\s*define\s+(.*)", line)
+        if define:
+            macros.append(_tokens(define.group(1)))
+        lines.append("" if re.match(r"\s*#", line) else line)
+    tokens = _tokens("\n".join(lines))
+    structs = re.findall(r"\bBEGIN_TILING_DATA_DEF\s*\(\s*(\w+)", text)
+    return frozenset(_declared(tokens, macros)) | frozenset(structs)
+
+
+def _check_size(path: str, source: str) -> None:
+    size = len(source.encode())
+    if size > MAX_SOURCE_BYTES:
+        raise ScreenRejected(f"{path} is {size} bytes; the limit is {MAX_SOURCE_BYTES}: write a shorter file")
+
+
+def _check_op_entry(tokens: list[str], entry: str) -> None:
+    code = " ".join(tokens)
+    found = re.search(rf'\bextern "C" (?:[\w:]+ )*?void {re.escape(entry)} \(', code)
+    if not found:
+        raise ScreenRejected(f'it does not define the kernel entry `extern "C" __global__ __aicore__ void {entry}('
+                             "GM_ADDR x, ..., GM_ADDR z, ..., GM_ADDR workspace, GM_ADDR tiling)`: the entry is named "
+                             "after the op's file name (snake_case of the op type)")
+    if not re.search(r"\bGET_TILING_DATA\w* \(", code[found.end():]):
+        raise ScreenRejected(f"the kernel entry {entry} must start with `GET_TILING_DATA(tilingData, tiling);`")
+
+
+def _line_of(source: str, name: str) -> int:
+    """The line of ``name``'s first use in code (comments and strings skipped), 1-based."""
+    blanked = _LEXEMES.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), source)
+    found = re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", blanked)
+    return blanked.count("\n", 0, found.start()) + 1 if found else 1
