@@ -47,7 +47,7 @@ from filelock import FileLock
 from torch_ascendgen import config
 from torch_ascendgen._paths import csrc_dir
 from torch_ascendgen.errors import KernelBuildError, NpuUnavailable
-from torch_ascendgen.records import ENTRY
+from torch_ascendgen.records import ENTRY, FILE_BANNER
 from torch_ascendgen.targets.soc import ARCH_310P, ARCH_A2, NPU_ARCH_FLAG, SocProfile, get_soc
 from torch_ascendgen.targets.toolchain import (
     KERNEL_FILE,
@@ -258,6 +258,9 @@ def compile_npu_kernel(source: str, gm_args: int, soc: str, toolkit: CannToolkit
 
     Raises NpuUnavailable (no bisheng, an unsupported CANN version), AscendGenError (an unknown SoC)
     or KernelBuildError (the compiler refused: its trimmed output, and the kept log's path)."""
+    if source.startswith(FILE_BANNER):
+        raise ValueError("an operator project's file bundle is built by targets/npu/op_project.py "
+                         "(compile_npu_op_project), not as one contract kernel")
     profile = get_soc(soc)
     key = npu_build_key(source, gm_args, profile, toolkit)
     directory = npu_builds_root() / key

@@ -32,12 +32,12 @@ def run_npu_candidate(build: NpuBuild, task: KernelTask, input_sets: list[InputS
     (at a synchronisation or a copy), a launch its tiling made impossible (too many blocks) as a ValueError. Each
     is caught only around the calls that run the kernel; anywhere else it is a bug of ours and leaves the child."""
     from torch_ascendgen.targets.npu.cann import torch_npu_module
-    from torch_ascendgen.targets.npu.runtime import NpuKernel
+    from torch_ascendgen.targets.npu.op_project import npu_kernel
 
     torch_npu_module()
     npu = torch.npu
     npu.set_device(target.device)
-    kernel = NpuKernel(build, task, target.soc)
+    kernel = npu_kernel(build, task, target.soc)  # an operator project's: its TilingFunc plans each shape here
     runs: list[SetRun] = []
     for input_set in input_sets:
         on_device = [t.to(target.device) for t in input_set.tensors]

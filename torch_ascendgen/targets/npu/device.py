@@ -18,7 +18,7 @@ from torch_ascendgen.cache import CacheEntry
 from torch_ascendgen.capture import KernelTask
 from torch_ascendgen.records import Candidate, InputSet, SetRun
 from torch_ascendgen.targets.measure import NpuComparison, compare_npu
-from torch_ascendgen.targets.npu import cann
+from torch_ascendgen.targets.npu import cann, op_project
 from torch_ascendgen.targets.npu import runtime as npu_runtime
 from torch_ascendgen.targets.npu.build import (
     NPU_ABI_VERSION,
@@ -41,7 +41,10 @@ def identity(soc: str, toolkit: cann.CannToolkit) -> str:
 
 
 def build(source: str, task: KernelTask, target) -> NpuBuild:
-    """``source``'s library (not loaded: its host code runs only where the caller decides)."""
+    """``source``'s library (not loaded: its host code runs only where the caller decides); an operator project's
+    file bundle is built by op_project.py (host library + kernel libraries in one build directory)."""
+    if op_project.is_bundle(source):
+        return op_project.compile_npu_op_project(source, task, target.soc, target.toolkit)
     gm_args = len(task.inputs) + len(task.outputs) + 2  # + workspace, tiling
     return compile_npu_kernel(source, gm_args, target.soc, target.toolkit)
 
@@ -67,15 +70,18 @@ def run_candidate_in(worker: Worker, built: NpuBuild, candidate: Candidate, task
 def load(entry: CacheEntry, task: KernelTask, target, library: Path | None, served: bool):
     """The entry's kernel: from ``library`` (None: built here from the entry's source); when ``served``, its host
     code (tiling, static initialisers) runs only in the sandboxed NPU worker."""
-    library = library or build(entry.source, task, target).library
-    built = NpuBuild(entry.key, entry.directory, library, entry.directory / "build.log", 0.0, True)
+    if op_project.is_bundle(entry.source):  # its libraries and op.json live in its build directory
+        built = build(entry.source, task, target)
+    else:
+        library = library or build(entry.source, task, target).library
+        built = NpuBuild(entry.key, entry.directory, library, entry.directory / "build.log", 0.0, True)
     if served:
         return npu_served_kernel(built, task, target)
-    return npu_runtime.NpuKernel(built, task, target.soc)
+    return op_project.npu_kernel(built, task, target.soc)
 
 
 def load_trusted(built: NpuBuild, source: str, task: KernelTask, target):
-    return npu_runtime.NpuKernel(built, task, target.soc)
+    return op_project.npu_kernel(built, task, target.soc)
 
 
 def kernel_ns(runner, meta: dict, tensors: list[torch.Tensor]) -> float | None:

@@ -114,13 +114,13 @@ _LOADED: dict[str, Any] = {}  # the worker's NpuKernel per library
 
 def _kernel(build, task, target):
     from torch_ascendgen.targets.npu.cann import torch_npu_module
-    from torch_ascendgen.targets.npu.runtime import NpuKernel
+    from torch_ascendgen.targets.npu.op_project import npu_kernel
 
     torch_npu_module()
     kernel = _LOADED.get(str(build.library))
     if kernel is None:
         torch.npu.set_device(target.device)
-        kernel = _LOADED[str(build.library)] = NpuKernel(build, task, target.soc)
+        kernel = _LOADED[str(build.library)] = npu_kernel(build, task, target.soc)
     return kernel
 
 
