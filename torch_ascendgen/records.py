@@ -33,6 +33,8 @@ from torch_ascendgen import config
 ENTRY = "ascendgen_kernel"
 TILING_FUNCTION = "ascendgen_tiling"
 TARGETS = ("auto", "sim", "npu")
+ATTRS_FILE = "attrs.json"  # an operator-project bundle's attribute values, by OpDef name (sim/project_kernel.py)
+DIRECT_LAUNCH_FILE = "direct_launch.json"  # marks a direct-launch bundle and names its parts (sim/direct_kernel.py)
 FILE_BANNER = "// ==== ascendgen file: "  # a bundle's line before each file: the banner, the file's relative path
 _BANNER_LINE = re.compile(r"^// ==== ascendgen file: (\S+)$", re.M)
 

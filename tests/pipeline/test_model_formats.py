@@ -182,3 +182,59 @@ def test_a_kernel_right_only_where_sizes_divide_evenly_is_kept_for_those_shapes(
     tail_x, tail_y = torch.randn(7), torch.randn(7)
     with pytest.warns(AscendGenWarning, match="failed verification at shapes"):
         torch.testing.assert_close(fast(tail_x, tail_y), tail_x + tail_y)  # the original runs there
+
+
+SUBMISSIONS = Path(__file__).resolve().parent.parent / "direct_launch"
+
+
+def direct_launch_reply(name: str, edit: tuple[str, str, str] | None = None) -> tuple[str, int]:
+    """tests/direct_launch/<name> as MultiKernelBench's direct-launch JSON (``edit``: path, old, new), and the line
+    of the edit."""
+    root = SUBMISSIONS / name
+    files = {str(p.relative_to(root)): p.read_text() for p in sorted(root.rglob("*")) if p.is_file()}
+    line = 0
+    if edit:
+        path, old, new = edit
+        assert old in files[path], old
+        line = next(i for i, text in enumerate(files[path].splitlines(), 1) if old in text)
+        files[path] = files[path].replace(old, new, 1)
+    sources = [{"path": path, "content": text} for path, text in files.items()]
+    return json.dumps({"name": name, "author": "test", "problem": name, "format_version": "0.1",
+                       "entry": {"model": "ModelNew.py::ModelNew"}, "build": {"type": "ascendc_direct_launch"},
+                       "sources": sources}, indent=2), line
+
+
+def row_softmax(x: torch.Tensor) -> torch.Tensor:
+    return torch.softmax(x, dim=-1)
+
+
+# their host code refuses (TORCH_CHECK) sizes that do not divide evenly (add: 2048 elements, softmax: 8 columns):
+# each is kept for the shapes it passed at, and a new shape is verified before it runs there
+@pytest.mark.parametrize("name, function, inputs, shape, later", [
+    ("add_custom", add, 2, (8, 256), (16, 256)), ("row_softmax", row_softmax, 1, (ROWS, 96), (5, 40))],
+    ids=["add", "row_softmax"])
+def test_a_direct_launch_submission_is_repaired_verified_cached_and_run(tmp_path, monkeypatch, name, function,
+                                                                      inputs, shape, later):
+    monkeypatch.setenv("TORCH_ASCENDGEN_LLM_FORMAT", "multikernelbench")
+    monkeypatch.setattr(pipeline, "_builtin_search", no_baseline)
+    kernel_file = next(str(p.relative_to(SUBMISSIONS / name)) for p in sorted((SUBMISSIONS / name).rglob("*.cpp"))
+                       if "PYBIND11_MODULE" not in p.read_text())
+    text = (SUBMISSIONS / name / kernel_file).read_text()
+    statement = next(line.strip() for line in text.splitlines()
+                     if line.strip().startswith(("AscendC::Add(", "Exp(")))
+    bad, line = direct_launch_reply(name, (kernel_file, statement, statement.rstrip(";")))
+    good, _ = direct_launch_reply(name)
+    args = [torch.randn(shape) for _ in range(inputs)]
+    with FakeOpenAIServer([reply(f"```json\n{bad}\n```"), reply(good)]) as server:
+        fast = decorated(function, server, tmp_path)
+        torch.testing.assert_close(fast(*args), function(*args))
+    feedback = server.requests[1]["messages"][-1]["content"]
+    assert "does not compile" in feedback and re.search(rf"{re.escape(kernel_file)}:({line}|{line + 1}):", feedback), \
+        feedback
+    (kernel,) = fast.kernels()
+    assert "direct_launch.json" in split_files(kernel.entry.source)
+    with FakeOpenAIServer([]) as silent:  # from the cache, in the sandboxed serving worker, at new shapes too
+        again = decorated(function, silent, tmp_path)
+        other = [torch.randn(later) for _ in args]
+        torch.testing.assert_close(again(*other), function(*other))
+        assert not silent.requests

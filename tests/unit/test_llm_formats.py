@@ -14,7 +14,7 @@ from torch_ascendgen import config
 from torch_ascendgen.capture import capture
 from torch_ascendgen.errors import ScreenRejected
 from torch_ascendgen.generators.llm import formats, prompts
-from torch_ascendgen.generators.llm.formats import locate, parse_reply, screen_reply
+from torch_ascendgen.generators.llm.formats import DIRECT_LAUNCH_FILE, locate, parse_reply, screen_reply
 from torch_ascendgen.targets.soc import get_soc
 
 FILES = prompts.example_files()
@@ -240,7 +240,12 @@ def test_a_direct_launch_json_is_read_bare_or_fenced():
         launch = parsed.direct
         assert parsed.format == "multikernelbench" and launch.module == "add_ext"
         assert launch.kernel_sources == ("kernel/add_custom.cpp",) and launch.binding_sources == ("csrc/pybind11.cpp",)
-        assert launch.model_entry == "ModelNew.py::ModelNew" and parsed.files == launch.files
+        assert launch.model_entry == "ModelNew.py::ModelNew"
+        files = parsed.files
+        described = json.loads(files.pop(DIRECT_LAUNCH_FILE))  # what the target builds and calls
+        assert files == launch.files and described == {
+            "module": "add_ext", "binding": ["csrc/pybind11.cpp"], "kernels": ["kernel/add_custom.cpp"],
+            "model": "ModelNew.py::ModelNew"}
         screen_reply(parsed)
     named = parse_reply(direct(SOURCES, module_name="my_ops"), "stop", "op_project")
     assert named.direct.module == "my_ops"

@@ -27,13 +27,12 @@ from pathlib import PurePosixPath
 from torch_ascendgen import config
 from torch_ascendgen.errors import ScreenRejected
 from torch_ascendgen.generators.llm import screen as rules
-from torch_ascendgen.records import join_files, split_files
+from torch_ascendgen.records import ATTRS_FILE, DIRECT_LAUNCH_FILE, join_files, split_files
 
 FORMATS = config.LLM_FORMATS  # ("contract", "op_project", "multikernelbench")
 MKB_STRINGS = ("project_json_src", "host_tiling_src", "host_operator_src", "kernel_src", "python_bind_src",
                "model_src")
 _MKB_REQUIRED = MKB_STRINGS[:4]
-ATTRS_FILE = "attrs.json"
 
 _FENCE = re.compile(r"^[ \t]*```[ \t]*([^\n`]*)\n(.*?)```[ \t]*$", re.M | re.S)  # closed at a line's end
 _XML_FILE = re.compile(r"<(?P<tag>[\w./+-]+)(?P<attrs>[^<>\n]*)>[ \t]*\n(?P<body>.*?)</(?P=tag)\s*>", re.S)
@@ -97,12 +96,20 @@ _ASK = {
                   "complete in its own ```cpp block headed by its path",
     "multikernelbench": "reply with one ```python block assigning the six strings project_json_src, host_tiling_src, "
                         "host_operator_src, kernel_src, python_bind_src and model_src",
+    "direct_launch": 'reply with exactly one JSON object whose "sources" hold every file (path and content), '
+                     'build.type "ascendc_direct_launch"',
 }
 
 
 def ask_for(fmt: str) -> str:
-    """How a reply in ``fmt`` is given, as an instruction (the repair and optimise messages end with it)."""
+    """How a reply in ``fmt`` is given, as an instruction (the repair and optimise messages end with it); ``fmt`` may
+    also be "direct_launch" (MultiKernelBench's JSON: see ``reply_format``)."""
     return _ASK[fmt]
+
+
+def reply_format(parsed: Parsed) -> str:
+    """The format the model wrote in, as feedback asks for it again: a direct-launch JSON is "direct_launch"."""
+    return "direct_launch" if parsed.direct is not None else parsed.format
 
 
 # ---- op_project -------------------------------------------------------------------------------------------------
@@ -463,7 +470,10 @@ def _read_direct_launch(text: str) -> Parsed | None:
     if not isinstance(spec, dict) or not isinstance(spec.get("sources"), list):
         return None
     direct = _direct_launch(spec)
-    return Parsed("multikernelbench", join_files(direct.files), {p: p for p in direct.files}, direct)
+    described = {"module": direct.module, "binding": list(direct.binding_sources),
+                 "kernels": list(direct.kernel_sources), "model": direct.model_entry}
+    source = join_files({**direct.files, DIRECT_LAUNCH_FILE: json.dumps(described)})
+    return Parsed("multikernelbench", source, {p: p for p in direct.files}, direct)
 
 
 def _direct_launch(spec: dict) -> DirectLaunch:

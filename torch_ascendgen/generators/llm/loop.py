@@ -25,7 +25,7 @@ from torch_ascendgen import config
 from torch_ascendgen.capture import KernelTask
 from torch_ascendgen.errors import ModelUnavailable, ScreenRejected
 from torch_ascendgen.generators.llm.client import ModelClient, ModelSettings, Reply
-from torch_ascendgen.generators.llm.formats import ask_for, locate, parse_reply, screen_reply
+from torch_ascendgen.generators.llm.formats import locate, parse_reply, reply_format, screen_reply
 from torch_ascendgen.generators.llm.prompts import PROMPT_VERSION, first_messages, optimise_message, repair_message
 from torch_ascendgen.generators.llm.transcript import Transcript
 from torch_ascendgen.records import Candidate, CandidateRecord, FailureKind, Options
@@ -64,6 +64,7 @@ class _Sample:
     repairs_left: int = 0
     optimisations_left: int = 0
     names: dict[str, str] = field(default_factory=dict)  # the latest reply's parts: bundle path -> the model's name
+    format: str = ""  # the format its latest reply was in (formats.reply_format; "": none read yet)
 
 
 @dataclass
@@ -162,7 +163,8 @@ class _Loop:
 
     def _ask_one(self, sample: _Sample) -> bool:
         try:
-            (reply, *_) = self._complete(sample.messages, 1, sample.index)
+            # each sample its own seed, as its first reply had: samples whose conversations read alike stay apart
+            (reply, *_) = self._complete(sample.messages, 1, sample.index, seed=config.llm_seed() + sample.index)
         except ModelUnavailable as exc:
             self.stopped, self.server_failed = str(exc), True
             return False
@@ -209,14 +211,11 @@ class _Loop:
         try:
             parsed = parse_reply(sample.reply.text, sample.reply.finish_reason, self.format)
             screen_reply(parsed)
-            if parsed.direct is not None:
-                raise ScreenRejected("a direct-launch submission (sources[] with a pybind module) is not built as a "
-                                     f"generated kernel yet; {ask_for('multikernelbench')}")
         except ScreenRejected as exc:
             self.transcript.record("verdict", sample=sample.index, round=sample.round, stage="screen",
                                    failure_kind=FailureKind.SCREEN.value, ok=False, failure=exc.reason)
             return _Attempt(sample, rejected=exc.reason)
-        sample.names = parsed.names
+        sample.names, sample.format = parsed.names, reply_format(parsed)
         model = self.client.model
         candidate = Candidate(parsed.source, f"llm:{model}", {"sample": sample.index, "round": sample.round},
                               f"{model}, sample {sample.index}, round {sample.round}")
@@ -248,21 +247,22 @@ class _Loop:
 
     def _feedback(self, attempt: _Attempt) -> dict | None:
         sample = attempt.sample
+        ask = sample.format or self.format  # feedback asks again in the format the model wrote in
         if attempt.record is not None and attempt.record.failed_shapes and sample.repairs_left > 0:
             sample.repairs_left -= 1
-            return repair_message(locate(_partial_failure(attempt.record), sample.names), "verify", self.format)
+            return repair_message(locate(_partial_failure(attempt.record), sample.names), "verify", ask)
         if attempt.record is not None and attempt.record.ok:
             if sample.optimisations_left <= 0:
                 return None
             sample.optimisations_left -= 1
             best = self._best()
-            return optimise_message(best.candidate.source, best.measurement.time_ns, self._bound(), self.format)
+            return optimise_message(best.candidate.source, best.measurement.time_ns, self._bound(), ask)
         if sample.repairs_left <= 0:
             return None
         sample.repairs_left -= 1
         if attempt.record is None:
-            return repair_message(attempt.rejected, "screen", self.format)
-        return repair_message(locate(attempt.record.failure, sample.names), _stage(attempt.record), self.format)
+            return repair_message(attempt.rejected, "screen", ask)
+        return repair_message(locate(attempt.record.failure, sample.names), _stage(attempt.record), ask)
 
     def _best(self) -> CandidateRecord:
         passing = [r for r in self.records if r.ok] + ([self.baseline] if self.baseline and self.baseline.ok else [])

@@ -10,11 +10,12 @@ to beat (optimise), each asking for the complete reply in the same format.
 
 from __future__ import annotations
 
+import json
 import re
 from importlib import resources
 
 from torch_ascendgen.capture import KernelTask
-from torch_ascendgen.generators.llm.formats import MKB_STRINGS, ask_for, pascal_case
+from torch_ascendgen.generators.llm.formats import DIRECT_LAUNCH_FILE, MKB_STRINGS, ask_for, pascal_case
 from torch_ascendgen.records import ENTRY, TILING_FUNCTION, split_files
 from torch_ascendgen.targets.sim.op_host import soc_family
 from torch_ascendgen.targets.sim.op_kernel import BY_TORCH, dtype_name
@@ -117,6 +118,10 @@ def _shown(source: str, fmt: str) -> str:
     files = split_files(source)
     if files is None:
         return f"```cpp\n{source.strip()}\n```"
+    if fmt == "direct_launch":
+        sources = [{"path": p, "content": t} for p, t in files.items() if p != DIRECT_LAUNCH_FILE]
+        return "```json\n" + json.dumps({"build": {"type": "ascendc_direct_launch"}, "sources": sources},
+                                         indent=1) + "\n```"
     if fmt == "multikernelbench" and all(p.startswith(("op_host/", "op_kernel/", "attrs")) for p in files):
         strings = _as_strings(files)
         return "```python\n" + "\n".join(f'{name} = """\n{text.strip()}\n"""\n' for name, text in strings) + "```"

@@ -79,6 +79,7 @@ from torch_ascendgen.targets.npu.build import (
     build_mode,
     npu_builds_root,
 )
+from torch_ascendgen.targets.project_files import project_files
 from torch_ascendgen.targets.soc import SocProfile, get_soc
 from torch_ascendgen.targets.toolchain import (
     MANIFEST_FILE,
@@ -151,32 +152,15 @@ class OpBundle:
 
     @classmethod
     def from_source(cls, source: str) -> OpBundle:
-        files = split_files(source)
-        if files is None:
+        layout = project_files(source)
+        if layout is None:
             raise OpProjectError("this source is one kernel-contract file, not an operator project's file bundle")
-        kernels = sorted(p for p in files if re.fullmatch(r"op_kernel/\w+\.cpp", p))
-        if len(kernels) != 1:
-            raise OpProjectError(f"an operator project has one op_kernel/<op>.cpp; this one has {len(kernels)} "
-                                 f"({', '.join(kernels) or 'none'})")
-        name = kernels[0][len("op_kernel/"):-len(".cpp")]
-        wanted = [f"op_host/{name}_tiling.h", f"op_host/{name}.cpp"]
-        missing = [p for p in wanted if p not in files]
-        if missing:
-            raise OpProjectError(f"the operator project {name} lacks {', '.join(missing)} (op_host/<op>_tiling.h, "
-                                 "op_host/<op>.cpp and op_kernel/<op>.cpp, <op> the same in all three)")
-        unexpected = [p for p in files if p not in (*wanted, kernels[0], "attrs.json")
-                      and not re.fullmatch(r"op_(?:host|kernel)/\w+\.h", p)]
-        if unexpected:
-            raise OpProjectError(f"the operator project {name} has files the NPU build does not take: "
-                                 f"{', '.join(unexpected)} (only other op_host/*.h, op_kernel/*.h and attrs.json)")
-        found = _OP_ADD.findall(files[wanted[1]])
+        files = split_files(source)
+        found = _OP_ADD.findall(layout.op_host)
         if len(found) != 1:
-            raise OpProjectError(f"{wanted[1]} registers {len(found)} OpDefs with OP_ADD(...); it must register "
-                                 "exactly one: OP_ADD(<OpType>);")
-        attrs = json.loads(files.get("attrs.json", "{}") or "{}")
-        if not isinstance(attrs, dict):
-            raise OpProjectError("attrs.json must hold a JSON object: attribute name -> value")
-        return cls(name, found[0], dict(files), attrs)
+            raise OpProjectError(f"op_host/{layout.name}.cpp registers {len(found)} OpDefs with OP_ADD(...); it must "
+                                 "register exactly one: OP_ADD(<OpType>);")
+        return cls(layout.name, found[0], files, layout.attrs)
 
 
 def is_bundle(source: str) -> bool:

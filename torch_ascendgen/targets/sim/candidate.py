@@ -16,8 +16,7 @@ from torch_ascendgen.errors import KernelArgumentError, ShapeDeclined, Simulator
 from torch_ascendgen.records import FailureKind, InputSet, Repeat, SetRun
 from torch_ascendgen.targets.measure import measure_sim
 from torch_ascendgen.targets.runtime import same_bits
-from torch_ascendgen.targets.sim.build import SimBuild
-from torch_ascendgen.targets.sim.project_kernel import ProjectBuild
+from torch_ascendgen.targets.sim.kernels import Build
 
 # What a kernel's own failure raises in a run (the simulator's checks, its launch arguments refused); anything else
 # is a bug of ours and leaves the child as it is (search.py reports it).
@@ -43,13 +42,13 @@ def prepare_child(runtime_library: str) -> None:
     runtime_module()
 
 
-def run_candidate(build: SimBuild | ProjectBuild, source: str, task: KernelTask, input_sets: list[InputSet],
+def run_candidate(build: Build, source: str, task: KernelTask, input_sets: list[InputSet],
                   soc: str) -> list[SetRun]:
     """Load ``build`` and run it on every input set (on clones), then again on the sets in turn (repeat_plan),
     each time in another block order; stops at an error on the first set (the traced shapes). Launches are checked
     (SimKernel.launch): a raw-pointer access kills this process after reporting where."""
     from torch_ascendgen.targets.runtime import ContractKernel
-    from torch_ascendgen.targets.sim.project_kernel import kernel_for
+    from torch_ascendgen.targets.sim.kernels import kernel_for
 
     kernel = ContractKernel(kernel_for(build, source), task, soc, checked=True)
     runs = []

@@ -22,7 +22,9 @@ from torch_ascendgen.targets.sandbox import Worker
 from torch_ascendgen.targets.sim import library_audit  # called through the module: tests stand in for it
 from torch_ascendgen.targets.sim.build import SimBuild, build_flags, sim_headers_digest
 from torch_ascendgen.targets.sim.candidate import prepare_child, run_candidate
-from torch_ascendgen.targets.sim.project_kernel import ProjectBuild, ProjectKernel, build_project, kernel_for
+from torch_ascendgen.targets.sim.direct_kernel import build_direct, is_direct
+from torch_ascendgen.targets.sim.kernels import Build, kernel_for
+from torch_ascendgen.targets.sim.project_kernel import build_project
 from torch_ascendgen.targets.sim.serving import served_kernel
 from torch_ascendgen.targets.sim.simulator import SimKernel, compile_kernel
 from torch_ascendgen.targets.toolchain import compiler_identity
@@ -32,9 +34,11 @@ def identity(soc: str) -> str:
     return "|".join(["sim", soc, sim_headers_digest(), compiler_identity(config.cxx()), " ".join(build_flags())])
 
 
-def build(source: str, task: KernelTask, target) -> SimBuild | ProjectBuild:
-    """``source``'s library, audited (library_audit.py) before any process loads it; an operator project's host
-    library and kernel (project_kernel.py) when ``source`` is a file bundle."""
+def build(source: str, task: KernelTask, target) -> Build:
+    """``source``'s library, audited (library_audit.py) before any process loads it; for a file bundle, an operator
+    project's host library and kernel (project_kernel.py) or a direct-launch submission's module (direct_kernel.py)."""
+    if is_direct(source):
+        return build_direct(source, task)
     if split_files(source) is not None:
         return build_project(source, task, target.soc)
     built = compile_kernel(source, ENTRY, contract=True).build
@@ -60,11 +64,11 @@ def run_candidate_in(worker: Worker, built: SimBuild, candidate: Candidate, task
 def load(entry: CacheEntry, task: KernelTask, target, library: Path | None, served: bool):
     """The entry's kernel: from ``library`` (None: built here from the entry's source), audited, run in this
     process, or by the sandboxed serving worker when ``served``."""
-    if split_files(entry.source) is not None:  # the host library is not in the entry: built here (or found built)
+    if split_files(entry.source) is not None:  # its host code is not in the entry: built here (or found built)
         built = build(entry.source, task, target)
         if served:
             return served_kernel(entry, task, target.soc, built.library, project=built)
-        return ContractKernel(ProjectKernel(built), task, target.soc)
+        return ContractKernel(kernel_for(built, entry.source), task, target.soc)
     if library is None:
         kernel = SimKernel(build(entry.source, task, target), entry.source, "kernel.cpp")
     else:
@@ -76,7 +80,7 @@ def load(entry: CacheEntry, task: KernelTask, target, library: Path | None, serv
     return ContractKernel(kernel, task, target.soc)
 
 
-def load_trusted(built: SimBuild | ProjectBuild, source: str, task: KernelTask, target) -> ContractKernel:
+def load_trusted(built: Build, source: str, task: KernelTask, target) -> ContractKernel:
     return ContractKernel(kernel_for(built, source), task, target.soc)
 
 

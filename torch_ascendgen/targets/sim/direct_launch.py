@@ -325,6 +325,16 @@ def run_direct_launch_many(build: DirectBuild, function: str, calls: Sequence[Se
     return runs
 
 
+def call_here(build: DirectBuild, function: str, inputs: Sequence[Any], scratch: Path, soc: str) -> DirectRun:
+    """``run_direct_launch`` in this process, its report and output in a fresh folder of ``scratch``: only for a
+    process that is sandboxed already (the search's child, the serving worker: direct_kernel.py)."""
+    args = [_argument(value, index) for index, value in enumerate(inputs)]
+    with tempfile.TemporaryDirectory(prefix="direct-", dir=scratch) as folder:
+        (Path(folder) / "work").mkdir()
+        answer = _run_in_child(str(build.library), folder, function, args, get_soc(soc).as_sim_dict())
+        return _outcome(build, function, answer, Path(folder))
+
+
 def _argument(value: Any, index: int) -> Any:
     if isinstance(value, torch.Tensor):
         if value.device.type != "cpu" or value.dtype not in _SCALAR_TYPES:

@@ -55,6 +55,7 @@ from torch_ascendgen.targets.sandbox import (
     _send,
     _tail,
 )
+from torch_ascendgen.targets.sim.kernels import build_to_json
 
 _ALIGN = 64  # every tensor in the arena starts on a cache line
 _MIN_ARENA = 1 << 20
@@ -170,7 +171,7 @@ class ServingWorker:
         with self._lock:
             handle = len(self._kernels) + 1
             self._kernels[handle] = {"op": "load", "kernel": handle, "library": str(library), "key": key,
-                                     "project": project.to_json() if project is not None else None}
+                                     "project": build_to_json(project) if project is not None else None}
             self._sources[handle] = source
             return handle
 
@@ -584,12 +585,10 @@ class _WorkerState:
         from torch_ascendgen.targets.sim.simulator import SimKernel
 
         library = Path(request["library"])
-        if request.get("project"):
-            from torch_ascendgen.targets.sim.project_kernel import ProjectBuild, ProjectKernel
+        if request.get("project"):  # an operator project or a direct-launch submission (kernels.py)
+            from torch_ascendgen.targets.sim.kernels import build_from_json, kernel_for
 
-            kernel = ProjectKernel(ProjectBuild.from_json(request["project"]))
-            kernel.kernel.params  # loads the library: its static initialisers run now, here
-            self.kernels[request["kernel"]] = kernel
+            self.kernels[request["kernel"]] = kernel_for(build_from_json(request["project"]), "")
             return {}
         build = SimBuild(ENTRY, request["key"], library.parent, library, 0.0, True)
         source = (self.folder / request["source"]).read_text()
