@@ -1,7 +1,7 @@
-"""The model path in the field's formats, end to end: a scripted server replies with an operator project (as
-NPUKernelBench's models write it) or MultiKernelBench's six strings; the reply is parsed, screened, built on the
-simulator, verified against the function and cached; a broken one is sent back naming its file and line the way the
-model wrote them."""
+"""The model path in every reply format, end to end, for an elementwise op and a row reduction: a scripted server
+replies with our one-file contract, an operator project (as NPUKernelBench's models write it), MultiKernelBench's six
+strings or its direct-launch JSON; the reply is parsed, screened, built on the simulator, verified against the
+function and cached, and a broken one is sent back naming its file and line the way the model wrote them."""
 
 from __future__ import annotations
 
@@ -14,7 +14,9 @@ import torch
 
 from fake_openai import FakeOpenAIServer, reply
 from torch_ascendgen import AscendGenWarning, ascend_kernel, pipeline
+from torch_ascendgen.capture import capture
 from torch_ascendgen.errors import UnsupportedFunction
+from torch_ascendgen.generators.builtin.generator import generate_builtin
 from torch_ascendgen.records import split_files
 
 pytestmark = pytest.mark.pipeline
@@ -236,5 +238,27 @@ def test_a_direct_launch_submission_is_repaired_verified_cached_and_run(tmp_path
     with FakeOpenAIServer([]) as silent:  # from the cache, in the sandboxed serving worker, at new shapes too
         again = decorated(function, silent, tmp_path)
         other = [torch.randn(later) for _ in args]
+        torch.testing.assert_close(again(*other), function(*other))
+        assert not silent.requests
+
+
+@pytest.mark.parametrize("function, inputs", [(add, 2), (row_softmax, 1)], ids=["add", "row_softmax"])
+def test_a_contract_reply_is_repaired_verified_cached_and_run(tmp_path, monkeypatch, function, inputs):
+    """Our own one-file contract, the default format, for the same two functions (the built-in kernel as the reply)."""
+    monkeypatch.setattr(pipeline, "_builtin_search", no_baseline)
+    args = [torch.randn(ROWS, COLS) for _ in range(inputs)]
+    good = generate_builtin(capture(function, args), 1)[0].source
+    line = next(i for i, text in enumerate(good.splitlines(), 1) if "op.Process();" in text)
+    bad = good.replace("op.Process();", "op.Process()", 1)
+    with FakeOpenAIServer([reply(f"```cpp\n{bad}```"), reply(f"Fixed:\n```cpp\n{good}```")]) as server:
+        fast = decorated(function, server, tmp_path)
+        torch.testing.assert_close(fast(*args), function(*args))
+    feedback = server.requests[1]["messages"][-1]["content"]
+    assert "does not compile" in feedback and re.search(rf"kernel\.cpp:({line}|{line + 1}):", feedback), feedback
+    (kernel,) = fast.kernels()
+    assert kernel.entry.source == good and kernel.entry.meta["generator"] == "llm:fake-kernel-model"
+    with FakeOpenAIServer([]) as silent:
+        again = decorated(function, silent, tmp_path)
+        other = [torch.randn(5, 33) for _ in args]
         torch.testing.assert_close(again(*other), function(*other))
         assert not silent.requests

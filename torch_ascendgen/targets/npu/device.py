@@ -16,7 +16,8 @@ import torch
 from torch_ascendgen import config
 from torch_ascendgen.cache import CacheEntry
 from torch_ascendgen.capture import KernelTask
-from torch_ascendgen.records import Candidate, InputSet, SetRun
+from torch_ascendgen.errors import KernelBuildError
+from torch_ascendgen.records import DIRECT_LAUNCH_FILE, Candidate, InputSet, SetRun, split_files
 from torch_ascendgen.targets.measure import NpuComparison, compare_npu
 from torch_ascendgen.targets.npu import cann, op_project
 from torch_ascendgen.targets.npu import runtime as npu_runtime
@@ -43,6 +44,10 @@ def identity(soc: str, toolkit: cann.CannToolkit) -> str:
 def build(source: str, task: KernelTask, target) -> NpuBuild:
     """``source``'s library (not loaded: its host code runs only where the caller decides); an operator project's
     file bundle is built by op_project.py (host library + kernel libraries in one build directory)."""
+    if DIRECT_LAUNCH_FILE in (split_files(source) or {}):
+        raise KernelBuildError("a MultiKernelBench direct-launch submission runs on the simulator only "
+                               "(target='sim'); on the NPU, ask for the operator-project format "
+                               "(TORCH_ASCENDGEN_LLM_FORMAT=op_project)")
     if op_project.is_bundle(source):
         return op_project.compile_npu_op_project(source, task, target.soc, target.toolkit)
     gm_args = len(task.inputs) + len(task.outputs) + 2  # + workspace, tiling
