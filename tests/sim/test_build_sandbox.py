@@ -322,7 +322,7 @@ def test_the_repair_prompt_never_carries_what_the_compiler_quoted(tmp_path, secr
     for name, value in {"SAMPLES": "1", "ROUNDS": "1", "OPT_ROUNDS": "0", "TIMEOUT": "5", "RETRIES": "0"}.items():
         monkeypatch.setenv(f"TORCH_ASCENDGEN_LLM_{name}", value)
     monkeypatch.setenv(config.SANDBOX_ENV, "off")
-    monkeypatch.setattr(llm_generator, "screen", lambda source: None)
+    monkeypatch.setattr(llm_generator, "screen_reply", lambda parsed: None)
     good = model_kernel(scale_add)
     leaky = f'{good}\n// {RUN}\nint ascendgen_broken = ;\n#line 1 "{secret}"\nint ascendgen_other = ;\n'
     with FakeOpenAIServer([reply(f"```cpp\n{leaky}```"), reply(f"```cpp\n{good}```")]) as server:

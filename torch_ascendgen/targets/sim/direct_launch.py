@@ -34,7 +34,6 @@ import ast
 import ctypes
 import hashlib
 import json
-import os
 import re
 import tempfile
 import time
@@ -68,6 +67,7 @@ from torch_ascendgen.targets.sim.launch_sample import (
     _stage,
     _tail,
     _with_output,
+    in_run_folder,
 )
 from torch_ascendgen.targets.soc import get_soc
 from torch_ascendgen.targets.toolchain import (
@@ -436,14 +436,7 @@ def _c_args(args: Sequence[Any]) -> tuple[ctypes.Array, list]:
 def _run_in_child(library: str, root: str, function: str, args: list, profile: dict) -> tuple:
     """In the child: the call through the driver, in ``root``/work, its output in ``root``'s files.
     (status, exit status, failure text, outputs)."""
-    folder = Path(root)
-    os.chdir(folder / "work")
-    saved = os.dup(1), os.dup(2)
-    out = os.open(folder / "stdout.txt", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    err = os.open(folder / "stderr.txt", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    os.dup2(out, 1)
-    os.dup2(err, 2)
-    try:
+    with in_run_folder(root) as folder:
         driver = ctypes.CDLL(library)
         driver.ascendc_direct_run.argtypes = [ctypes.c_char_p, ctypes.POINTER(_Arg), ctypes.c_int32,
                                               ctypes.POINTER(_SocProfile), ctypes.c_char_p,
@@ -456,11 +449,6 @@ def _run_in_child(library: str, root: str, function: str, args: list, profile: d
                                            str(folder / "report.tsv").encode(), ctypes.byref(exit_status))
         failure = driver.ascendc_direct_failure().decode(errors="replace")
         return status, exit_status.value, failure, _outputs(driver) if status == 0 else []
-    finally:
-        os.dup2(saved[0], 1)
-        os.dup2(saved[1], 2)
-        for fd in (out, err, *saved):
-            os.close(fd)
 
 
 def _outputs(driver: ctypes.CDLL) -> list[torch.Tensor]:

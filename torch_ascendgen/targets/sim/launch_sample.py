@@ -20,6 +20,7 @@ KernelCrashError or KernelTimeoutError, carrying the sample's output as ``stdout
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import hashlib
 import json
@@ -300,9 +301,12 @@ def _ready() -> None:
     """The worker's warm-up: nothing beyond the imports."""
 
 
-def _run_in_child(library: str, root: str, args: list[str], profile: dict) -> int:
-    """In the child: main of the sample library, run in ``root``/work with its output in ``root``'s files."""
+@contextlib.contextmanager
+def in_run_folder(root: str):
+    """Host code run in ``root``/work, its stdout and stderr in ``root``'s files (the working directory and the
+    streams restored afterwards: the process may run other things after)."""
     folder = Path(root)
+    before = os.getcwd()
     os.chdir(folder / "work")
     saved = os.dup(1), os.dup(2)
     out = os.open(folder / "stdout.txt", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -310,6 +314,18 @@ def _run_in_child(library: str, root: str, args: list[str], profile: dict) -> in
     os.dup2(out, 1)
     os.dup2(err, 2)
     try:
+        yield folder
+    finally:
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        for fd in (out, err, *saved):
+            os.close(fd)
+        os.chdir(before)
+
+
+def _run_in_child(library: str, root: str, args: list[str], profile: dict) -> int:
+    """In the child: main of the sample library, run in ``root``/work with its output in ``root``'s files."""
+    with in_run_folder(root) as folder:
         sample = ctypes.CDLL(library)
         run = sample.ascendc_sample_run
         run.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(_SocProfile), ctypes.c_char_p]
@@ -318,11 +334,6 @@ def _run_in_child(library: str, root: str, args: list[str], profile: dict) -> in
         array = (ctypes.c_char_p * (len(argv) + 1))(*argv, None)
         soc = _SocProfile(**{**profile, "name": profile["name"].encode()})
         return int(run(len(argv), array, ctypes.byref(soc), str(folder / "report.tsv").encode()))
-    finally:
-        os.dup2(saved[0], 1)
-        os.dup2(saved[1], 2)
-        for fd in (out, err, *saved):
-            os.close(fd)
 
 
 def _with_output(exc: Exception, root: Path) -> Exception:
