@@ -78,6 +78,8 @@ def _require_workspace(kernel, inputs: Sequence[torch.Tensor]) -> None:
     """Raise SimulatorError when the workspace the kernel's tiling asks for cannot be allocated here (torch would
     raise a RuntimeError or TypeError, which would read as a bug of ours): that is the kernel's fault."""
     _, tiling = kernel.plan(inputs)
+    if tiling is None:  # every output empty: nothing is launched
+        return
     try:
         torch.empty(tiling.workspace_bytes, dtype=torch.uint8)  # not touched: costs no memory
     except (RuntimeError, TypeError, OverflowError):
