@@ -262,3 +262,31 @@ def test_a_contract_reply_is_repaired_verified_cached_and_run(tmp_path, monkeypa
         other = [torch.randn(5, 33) for _ in args]
         torch.testing.assert_close(again(*other), function(*other))
         assert not silent.requests
+
+
+REPLIES = Path(__file__).resolve().parent.parent / "model_replies"
+
+
+def leaky_relu(x: torch.Tensor) -> torch.Tensor:
+    return torch.nn.functional.leaky_relu(x, 0.01)
+
+
+def test_a_kernel_written_the_way_multikernelbench_models_write_them_is_kept_where_sizes_divide(tmp_path, monkeypatch):
+    """A reply in the shape MultiKernelBench's models give (a fixed block count, tiles that divide the length, the
+    slope passed by ModelNew's default): right at 8 x 2048 (8 blocks x 8 tiles x 2 buffers divide it), wrong at a
+    tail, so kept for the traced shape only; the model is told where it failed."""
+    monkeypatch.setenv("TORCH_ASCENDGEN_LLM_FORMAT", "multikernelbench")
+    monkeypatch.setattr(pipeline, "_builtin_search", no_baseline)
+    text = (REPLIES / "leaky_relu_multikernelbench.txt").read_text()
+    x = torch.randn(8, 2048)
+    with FakeOpenAIServer([reply(text), reply("No further changes.")]) as server:
+        fast = decorated(leaky_relu, server, tmp_path)
+        torch.testing.assert_close(fast(x), leaky_relu(x))
+    (kernel,) = fast.kernels()
+    assert kernel.entry.meta["verified_shapes"] == [[[16384]]]
+    assert json.loads(split_files(kernel.entry.source)["attrs.json"]) == {"negative_slope": 0.01}
+    feedback = server.requests[1]["messages"][-1]["content"]
+    assert "correct at input shapes [[16384]]" in feedback and "fails at these shapes" in feedback
+    tail = torch.randn(7)
+    with pytest.warns(AscendGenWarning, match="failed verification at shapes"):
+        torch.testing.assert_close(fast(tail), leaky_relu(tail))
