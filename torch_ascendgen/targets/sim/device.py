@@ -16,13 +16,13 @@ import torch
 from torch_ascendgen import config
 from torch_ascendgen.cache import CacheEntry
 from torch_ascendgen.capture import KernelTask
-from torch_ascendgen.records import ENTRY, Candidate, InputSet, SetRun, split_files
+from torch_ascendgen.records import DIRECT_LAUNCH_FILE, ENTRY, Candidate, InputSet, SetRun, split_files
 from torch_ascendgen.targets.runtime import ContractKernel, build_runtime_module, runtime_module_path
 from torch_ascendgen.targets.sandbox import Worker
 from torch_ascendgen.targets.sim import library_audit  # called through the module: tests stand in for it
 from torch_ascendgen.targets.sim.build import SimBuild, build_flags, sim_headers_digest
 from torch_ascendgen.targets.sim.candidate import prepare_child, run_candidate
-from torch_ascendgen.targets.sim.direct_kernel import build_direct, is_direct
+from torch_ascendgen.targets.sim.direct_kernel import build_direct
 from torch_ascendgen.targets.sim.kernels import Build, kernel_for
 from torch_ascendgen.targets.sim.project_kernel import build_project
 from torch_ascendgen.targets.sim.serving import served_kernel
@@ -37,10 +37,9 @@ def identity(soc: str) -> str:
 def build(source: str, task: KernelTask, target) -> Build:
     """``source``'s library, audited (library_audit.py) before any process loads it; for a file bundle, an operator
     project's host library and kernel (project_kernel.py) or a direct-launch submission's module (direct_kernel.py)."""
-    if is_direct(source):
-        return build_direct(source, task)
-    if split_files(source) is not None:
-        return build_project(source, task, target.soc)
+    files = split_files(source)
+    if files is not None:
+        return build_direct(source, task) if DIRECT_LAUNCH_FILE in files else build_project(source, task, target.soc)
     built = compile_kernel(source, ENTRY, contract=True).build
     library_audit.audit_library(built.library)
     return built

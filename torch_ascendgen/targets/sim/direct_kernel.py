@@ -59,11 +59,6 @@ class DirectCandidateBuild:
         return cls(build, data["function"], int(data["inputs"]))
 
 
-def is_direct(source: str) -> bool:
-    files = split_files(source)
-    return files is not None and DIRECT_LAUNCH_FILE in files
-
-
 def build_direct(source: str, task) -> DirectCandidateBuild:
     """The bundle's submission built, and its function; KernelBuildError for every fault of the submission."""
     files = split_files(source)
@@ -86,10 +81,6 @@ class DirectLaunchKernel:
 
     def __init__(self, built: DirectCandidateBuild):
         self.built = built
-
-    @property
-    def entry(self) -> str:
-        return self.built.function
 
     @staticmethod
     def idle_report(soc: str) -> RunReport:

@@ -49,7 +49,6 @@ from torch_ascendgen import config
 from torch_ascendgen._paths import sim_include_dir
 from torch_ascendgen.errors import (
     KernelArgumentError,
-    KernelBuildError,
     KernelCrashError,
     KernelTimeoutError,
     ScreenRejected,
@@ -67,6 +66,7 @@ from torch_ascendgen.targets.sim.launch_sample import (
     _stage,
     _tail,
     _with_output,
+    compile_untrusted,
     in_run_folder,
 )
 from torch_ascendgen.targets.soc import get_soc
@@ -75,7 +75,6 @@ from torch_ascendgen.targets.toolchain import (
     candidate_diagnostics,
     compiler_identity,
     publish,
-    run_untrusted,
     staged,
 )
 
@@ -270,15 +269,8 @@ def _build_into(directory: Path, files: Mapping[str, str], units: Sequence[str],
 
 
 def _compile(args: list[str], staging: Path, own_file: str, support) -> None:
-    code, log = run_untrusted([config.cxx(), *args], staging, (sim_include_dir(), support.directory),
-                              config.run_memory_bytes())
-    with (staging / "build.log").open("a") as kept:  # the whole output, for people
-        kept.write(log)
-    if code is None:
-        raise KernelBuildError(f"building the submission took longer than {config.build_timeout_s():.0f} s")
-    if code != 0:
-        shown = candidate_diagnostics(log, own_file, staging, (sim_include_dir(),))
-        raise KernelBuildError(f"building the submission failed:\n{shown}", log=shown)
+    compile_untrusted(args, staging, support, "the submission",
+                      lambda log: candidate_diagnostics(log, own_file, staging, (sim_include_dir(),)))
 
 
 # ---- the run -------------------------------------------------------------------------------------------------

@@ -29,7 +29,7 @@ import re
 import stat
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -238,15 +238,21 @@ def _stage(staging: Path, sources: Mapping[str, str]) -> list[str]:
 
 
 def _compile(args: list[str], staging: Path, support) -> None:
+    compile_untrusted(args, staging, support, "the sample", lambda log: trim_log(log.replace(str(staging) + "/", "")))
+
+
+def compile_untrusted(args: list[str], staging: Path, support, what: str, shown: Callable[[str], str]) -> None:
+    """g++ ``args`` in the build sandbox (it reads the simulator headers and ``support``); the whole output kept in
+    build.log; a KernelBuildError naming ``what`` with ``shown(output)`` when it fails."""
     code, log = run_untrusted([config.cxx(), *args], staging, (sim_include_dir(), support.directory),
                               config.run_memory_bytes())
     with (staging / "build.log").open("a") as kept:  # the whole output, for people
         kept.write(log)
     if code is None:
-        raise KernelBuildError(f"building the sample took longer than {config.build_timeout_s():.0f} s")
+        raise KernelBuildError(f"building {what} took longer than {config.build_timeout_s():.0f} s")
     if code != 0:
-        trimmed = trim_log(log.replace(str(staging) + "/", ""))
-        raise KernelBuildError(f"building the sample failed:\n{trimmed}", log=trimmed)
+        text = shown(log)
+        raise KernelBuildError(f"building {what} failed:\n{text}", log=text)
 
 
 # ---- the run -----------------------------------------------------------------------------------------------

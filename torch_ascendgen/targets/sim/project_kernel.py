@@ -166,10 +166,6 @@ class ProjectKernel:
         self.build = build
         self.kernel = SimKernel(build.kernel, build.kernel_text, build.kernel_file)
 
-    @property
-    def entry(self) -> str:
-        return self.build.kernel_file
-
     @staticmethod
     def idle_report(soc: str) -> RunReport:
         return SimKernel.idle_report(soc)
